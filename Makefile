@@ -1,0 +1,34 @@
+# Thin driver over CMake.  `make demo` and `make test` do all set-up on a
+# fresh Debian 12 machine (tools/bootstrap installs what is missing).
+BUILD ?= build
+PREFIX ?= /usr/local
+CMAKE_FLAGS ?=
+
+.PHONY: build demo test bench install clean bootstrap configure
+
+build: configure
+	cmake --build $(BUILD)
+
+bootstrap:
+	@tools/bootstrap
+
+configure: bootstrap
+	@if [ ! -f $(BUILD)/build.ninja ]; then \
+	  cmake -S . -B $(BUILD) -G Ninja -DCMAKE_C_COMPILER=clang-16 \
+	    -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS); \
+	fi
+
+demo: build
+	@tools/demo
+
+test: build
+	@tools/run-tests $(BUILD)
+
+bench: build
+	@echo "amber: bench/ has no workloads yet (issue [4/7]); nothing to run."
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,75 @@
+/* amber: durable, isolated transactions for C programs on persistent memory.
+ *
+ * Mark the code that must be atomic with AMBER_ATOMIC { ... } (or one of the
+ * other region forms below), compile with amber-cc, and run with the amber
+ * runtime (linked by amber-cc, or LD_PRELOAD=libamber.so).  Inside a region,
+ * malloc/calloc/realloc allocate from the persistent heap and every store to
+ * persistent memory commits atomically and durably with the region.
+ *
+ * See docs/guide.md for what may appear inside a region.
+ */
+#ifndef AMBER_H
+#define AMBER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Isolation levels for AMBER_ATOMIC_ISO.  Levels mix freely on one data set.
+ * Engines that do not implement a level run it at a stronger one and say so in
+ * docs/engines/NAME.md. */
+#define AMBER_ISO_DEFAULT 0 /* the engine's default: serializable */
+#define AMBER_SI 1          /* snapshot isolation */
+#define AMBER_SER 2         /* serializable */
+#define AMBER_LIN 3         /* linearizable */
+
+/* Region kinds (the first argument of the begin marker). */
+#define AMBER_KIND_ATOMIC 1     /* ACID transaction; may abort and re-run */
+#define AMBER_KIND_PERSISTENT 2 /* failure-atomic only; never aborts */
+
+/* Region markers.  The amber pass replaces them; the runtime's definitions
+ * only run when a file was compiled without the pass, and then stop the
+ * program with a message that says how to compile it. */
+int __amber_region_begin(int kind, int iso, const char *file, int line);
+int __amber_region_live(void);
+void __amber_region_end(void);
+
+/* The region statement.  Leaving it by return, break or goto is a compile
+ * error; `continue` ends the region normally. */
+#define AMBER__REGION(kind, iso)                                               \
+  for (__amber_region_begin((kind), (iso), __FILE__, __LINE__);                \
+       __amber_region_live(); __amber_region_end())
+
+#define AMBER_ATOMIC AMBER__REGION(AMBER_KIND_ATOMIC, AMBER_ISO_DEFAULT)
+#define AMBER_ATOMIC_ISO(iso) AMBER__REGION(AMBER_KIND_ATOMIC, (iso))
+#define AMBER_PERSISTENT AMBER__REGION(AMBER_KIND_PERSISTENT, AMBER_ISO_DEFAULT)
+
+/* On a function definition: the whole body is one AMBER_ATOMIC region. */
+#define AMBER_ATOMIC_FN __attribute__((annotate("amber.atomic_fn"), noinline))
+
+/* The persistent root object: zeroed on first use, the same object on every
+ * later run.  Asking for a different size than the heap recorded is an error.
+ * Call it outside regions. */
+void *amber_root(size_t size);
+
+/* Heap usage by the persistent allocator. */
+struct amber_usage {
+  size_t objects;     /* live persistent allocations */
+  size_t bytes;       /* bytes they occupy (rounded to their size class) */
+  size_t heap_bytes;  /* capacity of the data area */
+};
+void amber_usage(struct amber_usage *out);
+
+/* Print the statistics (commits, aborts, flushes and fences by category). */
+void amber_stats_print(void);
+
+/* Checkpoint and close the heap cleanly (also done at exit).  After it, any
+ * persistent access is an error. Returns 0 on success. */
+int amber_close(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AMBER_H */

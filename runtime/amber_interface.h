@@ -1,0 +1,128 @@
+/* The ABI between code emitted by the amber pass and libamber.
+ *
+ * This is the only header the pass and the runtime share.  Every symbol here
+ * is emitted by the pass (never written by users).  Changing a layout or a
+ * signature changes AMBER_ABI_VERSION; the pass stamps it into every region
+ * descriptor and the runtime refuses descriptors of another version.
+ */
+#ifndef AMBER_INTERFACE_H
+#define AMBER_INTERFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AMBER_ABI_VERSION 1
+#define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
+
+/* Descriptor flags. */
+#define AMBER_DESC_IRREVOCABLE 0x1u /* calls code the pass could not see */
+#define AMBER_DESC_FUNCTION 0x2u    /* an AMBER_ATOMIC_FN function body */
+#define AMBER_DESC_NAMED 0x4u       /* op id comes from a user-given name */
+
+/* Closure field kinds. */
+#define AMBER_FIELD_SCALAR 0  /* a live-in value */
+#define AMBER_FIELD_POINTER 1 /* a live-in pointer */
+#define AMBER_FIELD_OUT 2     /* a live-out slot written by the region */
+
+struct __amber_field {
+  uint32_t offset;
+  uint32_t size;
+  uint32_t kind; /* AMBER_FIELD_* */
+  uint32_t reserved;
+};
+
+/* One per region, emitted by the pass into section "amber_regions" (so the
+ * runtime can enumerate every region of the program through the linker's
+ * __start_amber_regions / __stop_amber_regions symbols).  Writable: the
+ * runtime keeps per-region hints in `runtime_state`. */
+struct __amber_region_desc {
+  uint32_t magic;       /* AMBER_DESC_MAGIC */
+  uint16_t abi_version; /* AMBER_ABI_VERSION */
+  uint16_t kind;        /* AMBER_KIND_* from amber.h */
+  uint32_t flags;       /* AMBER_DESC_* */
+  uint32_t line;        /* source line of the region */
+  uint64_t op_id;       /* stable id: FNV-1a 64 of "file:function:ordinal" */
+  void (*fn)(void *closure);  /* the outlined region */
+  const char *name;     /* "function#ordinal", for messages */
+  const char *file;     /* source file, for messages */
+  uint32_t closure_size;
+  uint32_t nfields;
+  const struct __amber_field *fields;
+  uint64_t runtime_state; /* owned by the runtime; zero-initialised */
+};
+
+/* Run a region: begins a transaction (or joins the enclosing one: nesting is
+ * flat), calls desc->fn(closure), retries it on abort, commits. `iso` is the
+ * isolation level given to the region (AMBER_ISO_DEFAULT when none). */
+void __amber_run(struct __amber_region_desc *desc, void *closure, int iso);
+
+/* Emitted into a module constructor by the pass: stops the program with a
+ * clear message when the runtime is not loaded (the pass references every
+ * ABI symbol weakly so such a binary still starts). */
+void __amber_module_init(uint32_t abi_version);
+
+/* Instrumented accesses inside regions and transactional clones.  Each
+ * performs the access (the engine may redirect it), for any address:
+ * non-persistent addresses are accessed directly (and undo-logged when the
+ * transaction may abort). */
+uint8_t __amber_load1(const void *p);
+uint16_t __amber_load2(const void *p);
+uint32_t __amber_load4(const void *p);
+uint64_t __amber_load8(const void *p);
+void __amber_loadn(void *dst, const void *src, size_t n);
+void __amber_store1(void *p, uint8_t v);
+void __amber_store2(void *p, uint16_t v);
+void __amber_store4(void *p, uint32_t v);
+void __amber_store8(void *p, uint64_t v);
+void __amber_storen(void *dst, const void *src, size_t n);
+
+/* Atomic read-modify-write; `op` is LLVM's AtomicRMWInst::BinOp value
+ * (0 xchg, 1 add, 2 sub, 3 and, 4 nand, 5 or, 6 xor, 7 max, 8 min, 9 umax,
+ * 10 umin, 11 fadd, 12 fsub).  Returns the old value. */
+uint8_t __amber_rmw1(void *p, uint8_t v, int op);
+uint16_t __amber_rmw2(void *p, uint16_t v, int op);
+uint32_t __amber_rmw4(void *p, uint32_t v, int op);
+uint64_t __amber_rmw8(void *p, uint64_t v, int op);
+/* Compare-and-exchange: returns the old value; the exchange happened iff the
+ * old value equals `expected`. */
+uint8_t __amber_cas1(void *p, uint8_t expected, uint8_t desired);
+uint16_t __amber_cas2(void *p, uint16_t expected, uint16_t desired);
+uint32_t __amber_cas4(void *p, uint32_t expected, uint32_t desired);
+uint64_t __amber_cas8(void *p, uint64_t expected, uint64_t desired);
+
+/* Memory intrinsics and libc functions called inside regions, rewritten by
+ * the pass: same signatures and results as libc. */
+void *__amber_memcpy(void *dst, const void *src, size_t n);
+void *__amber_memmove(void *dst, const void *src, size_t n);
+void *__amber_memset(void *dst, int c, size_t n);
+int __amber_memcmp(const void *a, const void *b, size_t n);
+void *__amber_memchr(const void *s, int c, size_t n);
+size_t __amber_strlen(const char *s);
+size_t __amber_strnlen(const char *s, size_t max);
+char *__amber_strcpy(char *dst, const char *src);
+char *__amber_strncpy(char *dst, const char *src, size_t n);
+char *__amber_strcat(char *dst, const char *src);
+char *__amber_strncat(char *dst, const char *src, size_t n);
+int __amber_strcmp(const char *a, const char *b);
+int __amber_strncmp(const char *a, const char *b, size_t n);
+char *__amber_strchr(const char *s, int c);
+char *__amber_strrchr(const char *s, int c);
+char *__amber_strdup(const char *s);
+char *__amber_strndup(const char *s, size_t n);
+void *__amber_malloc(size_t n);
+void *__amber_calloc(size_t n, size_t size);
+void *__amber_realloc(void *p, size_t n);
+void __amber_free(void *p);
+
+/* Called before an external call the pass could not see, inside a region:
+ * the transaction becomes irrevocable (it will not abort from here on). */
+void __amber_irrevocable(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AMBER_INTERFACE_H */

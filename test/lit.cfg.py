@@ -1,0 +1,34 @@
+# lit configuration for amber: pass IR tests, run tests, crash tests, unit tests.
+import os
+import lit.formats
+
+config.name = "amber"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ll", ".c", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.amber_obj_root, "test")
+
+tools = config.llvm_tools_dir
+bindir = os.path.join(config.amber_obj_root, "bin")
+src = config.amber_src_root
+config.environment["PATH"] = os.pathsep.join([bindir, tools, config.environment.get("PATH", os.environ["PATH"])])
+# Tests never inherit the caller's amber settings.
+for k in list(os.environ):
+    if k.startswith("AMBER_"):
+        config.environment.pop(k, None)
+
+config.substitutions.append(("%opt_amber", "%s -load-pass-plugin=%s -passes=amber" % (os.path.join(tools, "opt"), config.amber_pass)))
+config.substitutions.append(("%opt", os.path.join(tools, "opt")))
+config.substitutions.append(("%clang", os.path.join(tools, "clang")))
+config.substitutions.append(("%amber_cc", os.path.join(bindir, "amber-cc")))
+config.substitutions.append(("%amber_pass", config.amber_pass))
+config.substitutions.append(("%libamber", config.amber_runtime))
+config.substitutions.append(("%amber_include", config.amber_include))
+# %run: fresh heap at %t.heap, runtime preloaded.  %rerun: same heap again.
+config.substitutions.append(("%rerun", "%s %%t.heap" % os.path.join(src, "tools", "amber-run")))
+config.substitutions.append(("%run", "%s --fresh %%t.heap" % os.path.join(src, "tools", "amber-run")))
+config.substitutions.append(("%amber", os.path.join(bindir, "amber")))
+config.substitutions.append(("%python", "python3"))
+config.substitutions.append(("%tools", os.path.join(src, "tools")))
+config.substitutions.append(("%examples", os.path.join(src, "examples")))
