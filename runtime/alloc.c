@@ -1,0 +1,386 @@
+#include "alloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32c.h"
+#include "diag.h"
+#include "heap.h"
+#include "runtime.h"
+#include "tx.h"
+
+/* Size classes: multiples of 16 so every object is 16-byte aligned. */
+static const uint32_t class_size[] = {16,  32,  48,  64,  80,  96,   112,  128,  160,  192,  224,  256,
+                                      320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+#define NCLS (sizeof class_size / sizeof class_size[0])
+
+static inline uint32_t slots_of(unsigned cls) { return AMBER_PAGE / class_size[cls]; }
+
+static unsigned class_of(size_t n) {
+  unsigned lo = 0, hi = NCLS - 1;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    if (class_size[mid] >= n) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+static uint64_t pagetab_pages(uint64_t npages) {
+  return (npages * sizeof(struct amber_page_desc) + AMBER_PAGE - 1) / AMBER_PAGE;
+}
+
+static uint32_t dh_crc(const struct amber_data_header *dh) {
+  return amber_crc32c(0, dh, offsetof(struct amber_data_header, crc));
+}
+
+void amber_alloc_format(struct amber_heap *h) {
+  struct amber_data_header *dh = amber_heap_dh(h);
+  memset(dh, 0, sizeof *dh);
+  memcpy(dh->magic, AMBER_DATA_MAGIC, sizeof dh->magic);
+  dh->npages = h->hdr.data_size / AMBER_PAGE;
+  dh->pagetab_off = AMBER_PAGE;
+  dh->first_page = 1 + pagetab_pages(dh->npages);
+  dh->desc_size = sizeof(struct amber_page_desc);
+  dh->crc = dh_crc(dh);
+}
+
+int amber_alloc_validate(struct amber_heap *h) {
+  const struct amber_data_header *dh = amber_heap_dh(h);
+  uint64_t np = h->hdr.data_size / AMBER_PAGE;
+  if (memcmp(dh->magic, AMBER_DATA_MAGIC, sizeof dh->magic) || dh->crc != dh_crc(dh) || dh->npages != np ||
+      dh->pagetab_off != AMBER_PAGE || dh->first_page != 1 + pagetab_pages(np) ||
+      dh->desc_size != sizeof(struct amber_page_desc))
+    return amber_error("heap %s has a corrupt data-area header (allocator geometry); the file is damaged", h->path);
+  if (dh->root_off && (dh->root_off < dh->first_page * AMBER_PAGE || dh->root_off >= h->hdr.data_size))
+    return amber_error("heap %s has a corrupt root pointer (offset 0x%llx); the file is damaged", h->path,
+                       (unsigned long long)dh->root_off);
+  return 0;
+}
+
+int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *objects, size_t *bytes) {
+  const struct amber_data_header *dh = (const struct amber_data_header *)data;
+  const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + dh->pagetab_off);
+  int bad = 0;
+  size_t objs = 0, used = 0;
+  for (uint64_t p = 0; p < dh->npages; p++) {
+    const struct amber_page_desc *d = &pt[p];
+    if (p < dh->first_page && d->kind != AMBER_PAGE_FREE) {
+      amber_error("heap %s: metadata page %llu is marked allocated", h->path, (unsigned long long)p);
+      bad++;
+      continue;
+    }
+    switch (d->kind) {
+    case AMBER_PAGE_FREE:
+      break;
+    case AMBER_PAGE_SLAB: {
+      if (d->cls >= NCLS) {
+        amber_error("heap %s: page %llu has size class %u (max %zu)", h->path, (unsigned long long)p, d->cls, NCLS - 1);
+        bad++;
+        break;
+      }
+      uint32_t ns = slots_of(d->cls);
+      for (uint32_t s = 0; s < 64 * AMBER_SLAB_WORDS; s++) {
+        int set = (d->bitmap[s / 64] >> (s % 64)) & 1;
+        if (!set) continue;
+        if (s >= ns) {
+          amber_error("heap %s: page %llu has slot %u allocated beyond its %u slots", h->path, (unsigned long long)p, s, ns);
+          bad++;
+          break;
+        }
+        objs++;
+        used += class_size[d->cls];
+      }
+      break;
+    }
+    case AMBER_PAGE_LARGE:
+      if (d->npages == 0 || p + d->npages > dh->npages || d->size <= AMBER_SLAB_MAX ||
+          d->size > (uint64_t)d->npages * AMBER_PAGE) {
+        amber_error("heap %s: large object at page %llu has a bad run (%u pages, %llu bytes)", h->path,
+                    (unsigned long long)p, d->npages, (unsigned long long)d->size);
+        bad++;
+        break;
+      }
+      for (uint64_t q = p + 1; q < p + d->npages; q++)
+        if (pt[q].kind != AMBER_PAGE_FREE) {
+          amber_error("heap %s: page %llu lies inside the large object at page %llu but is marked allocated", h->path,
+                      (unsigned long long)q, (unsigned long long)p);
+          bad++;
+        }
+      objs++;
+      used += (size_t)d->npages * AMBER_PAGE;
+      p += d->npages - 1;
+      break;
+    default:
+      amber_error("heap %s: page %llu has unknown kind %u", h->path, (unsigned long long)p, d->kind);
+      bad++;
+    }
+  }
+  if (dh->root_off) {
+    uint64_t rp = dh->root_off / AMBER_PAGE;
+    const struct amber_page_desc *d = &pt[rp];
+    int live = 0;
+    if (d->kind == AMBER_PAGE_LARGE) live = dh->root_off % AMBER_PAGE == 0 && d->size >= dh->root_size;
+    else if (d->kind == AMBER_PAGE_SLAB && d->cls < NCLS) {
+      uint64_t in = dh->root_off % AMBER_PAGE, cs = class_size[d->cls];
+      live = in % cs == 0 && ((d->bitmap[in / cs / 64] >> (in / cs % 64)) & 1) && cs >= dh->root_size;
+    }
+    if (!live) {
+      amber_error("heap %s: the root object (offset 0x%llx, %llu bytes) is not a live allocation", h->path,
+                  (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
+      bad++;
+    }
+  }
+  if (objects) *objects = objs;
+  if (bytes) *bytes = used;
+  return bad;
+}
+
+/* ---- the process's allocator: volatile indexes ---- */
+
+struct partial_list {
+  uint32_t *pages;
+  size_t n, cap;
+};
+
+struct arena {
+  pthread_mutex_t lock;
+  struct partial_list partial[NCLS]; /* slab pages that may have a free slot */
+};
+
+static struct amber_heap *heap;
+static struct amber_page_desc *pagetab; /* canonical addresses */
+static uint64_t npages, first_page;
+static uint8_t *page_used;   /* volatile: 1 when the page is taken */
+/* Volatile: which partial list (arena, class) a page was last pushed on, +1;
+ * 0 when on none.  Lists may hold stale entries (pages that were freed and
+ * reused); allocation re-reads the page descriptor and drops them. */
+static uint16_t *partial_key;
+static uint64_t cursor;
+static pthread_mutex_t pages_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct arena arenas[AMBER_NARENAS];
+
+static void *xcalloc(size_t n, size_t s) {
+  void *p = calloc(n, s);
+  if (!p) amber_fatal("out of memory for allocator indexes (%zu bytes)", n * s);
+  return p;
+}
+
+static inline uint16_t list_key(const struct arena *a, unsigned cls) {
+  return (uint16_t)((unsigned)(a - arenas) * 32u + cls + 1u);
+}
+
+static void partial_push(struct arena *a, unsigned cls, uint32_t page) {
+  struct partial_list *l = &a->partial[cls];
+  if (partial_key[page] == list_key(a, cls)) return;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 16;
+    l->pages = realloc(l->pages, l->cap * sizeof *l->pages);
+    if (!l->pages) amber_fatal("out of memory for allocator indexes");
+  }
+  l->pages[l->n++] = page;
+  partial_key[page] = list_key(a, cls);
+}
+
+void amber_alloc_open(struct amber_heap *h) {
+  heap = h;
+  struct amber_data_header *dh = amber_heap_dh(h);
+  npages = dh->npages;
+  first_page = dh->first_page;
+  pagetab = (struct amber_page_desc *)(h->data + dh->pagetab_off);
+  page_used = xcalloc(npages, 1);
+  partial_key = xcalloc(npages, sizeof *partial_key);
+  for (unsigned i = 0; i < AMBER_NARENAS; i++) pthread_mutex_init(&arenas[i].lock, NULL);
+  for (uint64_t p = 0; p < first_page; p++) page_used[p] = 1;
+  for (uint64_t p = first_page; p < npages; p++) {
+    struct amber_page_desc *d = &pagetab[p];
+    if (d->kind == AMBER_PAGE_SLAB) {
+      page_used[p] = 1;
+      uint32_t ns = slots_of(d->cls), count = 0;
+      for (unsigned w = 0; w < AMBER_SLAB_WORDS; w++) count += (uint32_t)__builtin_popcountll(d->bitmap[w]);
+      if (count < ns) partial_push(&arenas[d->arena % AMBER_NARENAS], d->cls, (uint32_t)p);
+    } else if (d->kind == AMBER_PAGE_LARGE) {
+      for (uint64_t q = p; q < p + d->npages && q < npages; q++) page_used[q] = 1;
+      p += d->npages - 1;
+    }
+  }
+  cursor = first_page;
+}
+
+/* Takes k contiguous free pages (volatile claim); returns the first or 0. */
+static uint64_t take_pages(uint64_t k) {
+  pthread_mutex_lock(&pages_lock);
+  uint64_t found = 0;
+  for (int pass = 0; pass < 2 && !found; pass++) {
+    uint64_t start = pass ? first_page : cursor, end = pass ? cursor + k : npages;
+    if (end > npages) end = npages;
+    uint64_t run = 0;
+    for (uint64_t p = start; p < end; p++) {
+      run = page_used[p] ? 0 : run + 1;
+      if (run == k) {
+        found = p + 1 - k;
+        break;
+      }
+    }
+  }
+  if (found) {
+    memset(page_used + found, 1, k);
+    cursor = found + k < npages ? found + k : first_page;
+  }
+  pthread_mutex_unlock(&pages_lock);
+  return found;
+}
+
+static void release_pages(uint64_t first, uint64_t k) {
+  pthread_mutex_lock(&pages_lock);
+  memset(page_used + first, 0, k);
+  pthread_mutex_unlock(&pages_lock);
+}
+
+static inline char *page_addr(uint64_t p) { return heap->data + p * AMBER_PAGE; }
+
+static void record(struct amber_thread *t, int kind, uint64_t page, uint64_t n) {
+  struct amber_alloc_rec *r = amber_tx_push_alloc_rec(t);
+  r->kind = kind;
+  r->page = page;
+  r->npages = n;
+}
+
+static void *out_of_space(size_t n) {
+  amber_fatal("persistent heap %s is full: cannot allocate %zu bytes; recreate it with a larger AMBER_HEAP_SIZE (now %llu bytes)",
+              heap->path, n, (unsigned long long)heap->hdr.data_size);
+}
+
+void *amber_palloc(struct amber_thread *t, size_t n) {
+  if (n == 0) n = 1;
+  if (n > AMBER_SLAB_MAX) {
+    uint64_t k = (n + AMBER_PAGE - 1) / AMBER_PAGE;
+    if (k > npages) return out_of_space(n);
+    uint64_t p = take_pages(k);
+    if (!p) return out_of_space(n);
+    record(t, AMBER_REC_TOOK_PAGES, p, k);
+    struct amber_page_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = AMBER_PAGE_LARGE;
+    d.npages = (uint32_t)k;
+    d.size = n;
+    amber_tx_write(t, &pagetab[p], &d, sizeof d);
+    return page_addr(p);
+  }
+  unsigned cls = class_of(n);
+  struct arena *a = &arenas[t->arena];
+  pthread_mutex_lock(&a->lock);
+  struct partial_list *l = &a->partial[cls];
+  while (l->n) {
+    uint32_t p = l->pages[l->n - 1];
+    struct amber_page_desc d;
+    amber_tx_read(t, &pagetab[p], &d, sizeof d);
+    if (d.kind == AMBER_PAGE_SLAB && d.cls == cls) {
+      uint32_t ns = slots_of(cls);
+      for (uint32_t w = 0; w * 64 < ns; w++) {
+        uint64_t free_bits = ~d.bitmap[w];
+        if (w * 64 + 64 > ns) free_bits &= (1ull << (ns - w * 64)) - 1;
+        if (!free_bits) continue;
+        uint32_t b = (uint32_t)__builtin_ctzll(free_bits);
+        uint64_t nw = d.bitmap[w] | (1ull << b);
+        amber_tx_write(t, &pagetab[p].bitmap[w], &nw, sizeof nw);
+        pthread_mutex_unlock(&a->lock);
+        return page_addr(p) + (size_t)(w * 64 + b) * class_size[cls];
+      }
+    }
+    /* Full, or no longer a slab of this class: drop it from the list. */
+    l->n--;
+    if (partial_key[p] == list_key(a, cls)) partial_key[p] = 0;
+  }
+  pthread_mutex_unlock(&a->lock);
+  uint64_t p = take_pages(1);
+  if (!p) return out_of_space(n);
+  record(t, AMBER_REC_TOOK_PAGES, p, 1);
+  struct amber_page_desc d;
+  memset(&d, 0, sizeof d);
+  d.kind = AMBER_PAGE_SLAB;
+  d.cls = (uint8_t)cls;
+  d.arena = (uint16_t)t->arena;
+  d.bitmap[0] = 1;
+  amber_tx_write(t, &pagetab[p], &d, sizeof d);
+  record(t, AMBER_REC_NEW_SLAB, p, cls);
+  return page_addr(p);
+}
+
+/* Locates the live allocation at p: returns its page, or UINT64_MAX. */
+static uint64_t locate(struct amber_thread *t, const void *p, struct amber_page_desc *d, uint32_t *slot) {
+  uint64_t off = (uint64_t)((const char *)p - heap->data);
+  if (off >= heap->hdr.data_size) return UINT64_MAX;
+  uint64_t pg = off / AMBER_PAGE;
+  if (pg < first_page) return UINT64_MAX;
+  amber_tx_read(t, &pagetab[pg], d, sizeof *d);
+  uint64_t in = off % AMBER_PAGE;
+  if (d->kind == AMBER_PAGE_LARGE) return in == 0 ? pg : UINT64_MAX;
+  if (d->kind != AMBER_PAGE_SLAB || d->cls >= NCLS) return UINT64_MAX;
+  uint32_t cs = class_size[d->cls];
+  if (in % cs) return UINT64_MAX;
+  uint32_t s = (uint32_t)(in / cs);
+  if (!((d->bitmap[s / 64] >> (s % 64)) & 1)) return UINT64_MAX;
+  *slot = s;
+  return pg;
+}
+
+size_t amber_palloc_size(struct amber_thread *t, const void *p) {
+  struct amber_page_desc d;
+  uint32_t slot;
+  if (locate(t, p, &d, &slot) == UINT64_MAX) return 0;
+  return d.kind == AMBER_PAGE_LARGE ? d.size : class_size[d.cls];
+}
+
+void amber_pfree(struct amber_thread *t, void *p) {
+  struct amber_page_desc d;
+  uint32_t slot = 0;
+  uint64_t pg = locate(t, p, &d, &slot);
+  if (pg == UINT64_MAX)
+    amber_fatal("free(%p): not a live persistent allocation (double free, or a pointer into the middle of an object)", p);
+  if (d.kind == AMBER_PAGE_LARGE) {
+    struct amber_page_desc z;
+    memset(&z, 0, sizeof z);
+    amber_tx_write(t, &pagetab[pg], &z, sizeof z);
+    record(t, AMBER_REC_FREED_PAGES, pg, d.npages);
+    return;
+  }
+  uint64_t nw = d.bitmap[slot / 64] & ~(1ull << (slot % 64));
+  d.bitmap[slot / 64] = nw;
+  int empty = 1;
+  for (unsigned w = 0; w < AMBER_SLAB_WORDS; w++) empty &= d.bitmap[w] == 0;
+  if (empty) {
+    /* The page goes back to the page pool with this transaction. */
+    struct amber_page_desc z;
+    memset(&z, 0, sizeof z);
+    amber_tx_write(t, &pagetab[pg], &z, sizeof z);
+    record(t, AMBER_REC_FREED_PAGES, pg, 1);
+  } else {
+    amber_tx_write(t, &pagetab[pg].bitmap[slot / 64], &nw, sizeof nw);
+    record(t, AMBER_REC_FREED_SLOT, pg, d.cls);
+  }
+}
+
+void amber_alloc_commit(struct amber_thread *t) {
+  for (size_t i = 0; i < t->nalloc_rec; i++) {
+    struct amber_alloc_rec *r = &t->alloc_rec[i];
+    if (r->kind == AMBER_REC_FREED_PAGES) {
+      release_pages(r->page, r->npages);
+    } else if (r->kind == AMBER_REC_FREED_SLOT || r->kind == AMBER_REC_NEW_SLAB) {
+      struct arena *a = &arenas[t->arena];
+      pthread_mutex_lock(&a->lock);
+      partial_push(a, (unsigned)r->npages, (uint32_t)r->page);
+      pthread_mutex_unlock(&a->lock);
+    }
+  }
+  t->nalloc_rec = 0;
+}
+
+void amber_alloc_abort(struct amber_thread *t) {
+  for (size_t i = 0; i < t->nalloc_rec; i++) {
+    struct amber_alloc_rec *r = &t->alloc_rec[i];
+    if (r->kind == AMBER_REC_TOOK_PAGES) release_pages(r->page, r->npages);
+  }
+  t->nalloc_rec = 0;
+}

@@ -1,0 +1,57 @@
+/* The public API of include/amber.h (other than the region macros). */
+#include <string.h>
+
+#include "alloc.h"
+#include "amber.h"
+#include "diag.h"
+#include "tx.h"
+
+struct root_req {
+  size_t size;
+  void *result;
+};
+
+static void root_fn(void *arg) {
+  struct root_req *r = arg;
+  struct amber_thread *t = amber_thread();
+  struct amber_data_header *dh = amber_heap_dh(&amber_the_heap);
+  uint64_t off, size;
+  amber_tx_read(t, &dh->root_off, &off, sizeof off);
+  amber_tx_read(t, &dh->root_size, &size, sizeof size);
+  if (off) {
+    if (size != r->size)
+      amber_fatal("amber_root(%zu): heap %s holds a root of %llu bytes; pass the size the heap was created with, or start a new heap file",
+                  r->size, amber_the_heap.path, (unsigned long long)size);
+    r->result = amber_the_heap.data + off;
+    return;
+  }
+  char *p = amber_palloc(t, r->size);
+  /* Reused space may hold old bytes: the root starts zeroed. */
+  static const char zero[256];
+  for (size_t i = 0; i < r->size; i += sizeof zero)
+    amber_tx_write(t, p + i, zero, r->size - i < sizeof zero ? r->size - i : sizeof zero);
+  off = (uint64_t)(p - amber_the_heap.data);
+  size = r->size;
+  amber_tx_write(t, &dh->root_off, &off, sizeof off);
+  amber_tx_write(t, &dh->root_size, &size, sizeof size);
+  r->result = p;
+}
+
+void *amber_root(size_t size) {
+  if (size == 0) amber_fatal("amber_root(0): the root object needs a size; pass sizeof your root struct");
+  amber_ensure_init();
+  struct amber_data_header *dh = amber_heap_dh(&amber_the_heap);
+  /* Fast path: an existing root of the right size needs no transaction. */
+  if (dh->root_off && dh->root_size == size && amber_eng->direct_reads)
+    return amber_the_heap.data + dh->root_off;
+  struct root_req r = {size, NULL};
+  amber_tx_run_internal(root_fn, &r);
+  return r.result;
+}
+
+void amber_usage(struct amber_usage *out) {
+  amber_ensure_init();
+  memset(out, 0, sizeof *out);
+  out->heap_bytes = amber_the_heap.hdr.data_size;
+  amber_alloc_check(&amber_the_heap, amber_the_heap.data, &out->objects, &out->bytes);
+}

@@ -1,0 +1,46 @@
+/* The engine interface (DESIGN.md §4).  The pass emits engine-neutral calls;
+ * tx.c routes them here.  Engines do not include each other. */
+#ifndef AMBER_ENGINE_H
+#define AMBER_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct amber_heap;
+struct amber_thread;
+
+struct amber_engine {
+  const char *name;
+  uint32_t id;      /* enum amber_engine_id */
+  int direct_reads; /* inside a transaction, heap memory may be read in place */
+  /* Bytes of the engine's own area for a data area of `data_size`. */
+  uint64_t (*area_size)(uint64_t data_size);
+  /* Initialises the engine area of a heap being created (h->data and
+   * h->engine_area are mapped, the data area is already formatted). */
+  void (*format)(struct amber_heap *h);
+  /* Validates engine state without writing; returns -1 after a message. */
+  int (*validate)(struct amber_heap *h);
+  /* Deep consistency check for `amber check`; returns the number of
+   * problems found (each printed). */
+  int (*check)(struct amber_heap *h);
+  /* Brings the heap to a consistent state. Idempotent; safe to crash in. */
+  void (*recover)(struct amber_heap *h);
+  /* Starts serving transactions on the process's heap. */
+  void (*open)(struct amber_heap *h);
+  /* Clean close: waits for running transactions, blocks new ones. */
+  void (*close)(struct amber_heap *h);
+
+  /* Transactions.  `t->writer` says whether begin must allow writes; an
+   * engine that cannot serve a write in the current mode calls
+   * amber_tx_restart(t, AMBER_ABORT_UPGRADE). */
+  void (*begin)(struct amber_thread *t);
+  void (*load)(struct amber_thread *t, const void *addr, void *dst, size_t n);
+  void (*store)(struct amber_thread *t, void *addr, const void *src, size_t n);
+  void (*commit)(struct amber_thread *t);
+  /* Undoes the transaction's effects on the heap and releases its locks. */
+  void (*abort)(struct amber_thread *t);
+};
+
+extern const struct amber_engine amber_engine_romulus;
+
+#endif

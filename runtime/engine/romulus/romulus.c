@@ -1,0 +1,289 @@
+/* Romulus (RomulusLog): twin copies of the data area and a volatile log of
+ * modified cache lines.  docs/engines/romulus.md states the invariants and
+ * the recovery argument; the comments here point at them.
+ *
+ *   main  = the data area at the canonical base (the program's pointers)
+ *   back  = the engine area, a byte-for-byte twin of main when IDLE
+ *   state = status->engine_state: IDLE, MUTATING or COPYING
+ *
+ * Invariant: whenever state is IDLE or MUTATING, back holds a consistent
+ * image (the state after the last committed transaction); whenever state is
+ * COPYING, main does.  Recovery copies the consistent twin over the other.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../alloc.h"
+#include "../../diag.h"
+#include "../../engine.h"
+#include "../../heap.h"
+#include "../../pm.h"
+#include "../../tx.h"
+
+#define ROM_IDLE 0x49444c45ull /* "IDLE" */
+#define ROM_MUT 0x4d555441ull  /* "MUTA" */
+#define ROM_CPY 0x434f5059ull  /* "COPY" */
+
+static struct amber_heap *heap;
+static uint64_t meta_end; /* data offsets below this are allocator metadata */
+
+/* ---- a writer-preferring spinning reader-writer lock ---- */
+static struct {
+  _Alignas(64) uint32_t writer;
+  _Alignas(64) uint32_t readers;
+} rw;
+
+static inline void cpu_relax(unsigned *spins) {
+  if (++*spins < 256) __builtin_ia32_pause();
+  else {
+    sched_yield();
+    *spins = 0;
+  }
+}
+
+static void read_lock(void) {
+  unsigned spins = 0;
+  for (;;) {
+    while (__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE)) cpu_relax(&spins);
+    __atomic_fetch_add(&rw.readers, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&rw.writer, __ATOMIC_SEQ_CST)) return;
+    __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE);
+  }
+}
+static void read_unlock(void) { __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE); }
+static void write_lock(void) {
+  unsigned spins = 0;
+  uint32_t z = 0;
+  while (!__atomic_compare_exchange_n(&rw.writer, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    z = 0;
+    cpu_relax(&spins);
+  }
+  while (__atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST)) cpu_relax(&spins);
+}
+static void write_unlock(void) { __atomic_store_n(&rw.writer, 0, __ATOMIC_RELEASE); }
+
+/* ---- per-thread log of modified lines (data offsets, line aligned) ---- */
+struct rom_log {
+  uint64_t *lines; /* in first-write order */
+  size_t n, cap;
+  uint64_t *set;   /* open addressing; entry = offset + 1, 0 = empty */
+  size_t setcap;
+  int mutating;    /* state MUTATING was made durable by this transaction */
+};
+
+static struct rom_log *log_of(struct amber_thread *t) {
+  if (!t->engine_data) {
+    struct rom_log *l = calloc(1, sizeof *l);
+    if (!l) amber_fatal("out of memory for the romulus log");
+    t->engine_data = l;
+  }
+  return t->engine_data;
+}
+
+static void set_grow(struct rom_log *l) {
+  size_t cap = l->setcap ? l->setcap * 2 : 1024;
+  uint64_t *s = calloc(cap, sizeof *s);
+  if (!s) amber_fatal("out of memory for the romulus log");
+  for (size_t i = 0; i < l->n; i++) {
+    size_t h = (size_t)(l->lines[i] >> 6) * 0x9E3779B97F4A7C15ull >> 20;
+    for (;; h++) {
+      h &= cap - 1;
+      if (!s[h]) {
+        s[h] = l->lines[i] + 1;
+        break;
+      }
+    }
+  }
+  free(l->set);
+  l->set = s;
+  l->setcap = cap;
+}
+
+static void add_line(struct rom_log *l, uint64_t off) {
+  if (2 * (l->n + 1) > l->setcap) set_grow(l);
+  size_t h = (size_t)(off >> 6) * 0x9E3779B97F4A7C15ull >> 20;
+  for (;; h++) {
+    h &= l->setcap - 1;
+    if (l->set[h] == off + 1) return;
+    if (!l->set[h]) break;
+  }
+  l->set[h] = off + 1;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 256;
+    l->lines = realloc(l->lines, l->cap * sizeof *l->lines);
+    if (!l->lines) amber_fatal("out of memory for the romulus log");
+  }
+  l->lines[l->n++] = off;
+}
+
+static void log_reset(struct rom_log *l) {
+  if (l->n * 8 < l->setcap) {
+    for (size_t i = 0; i < l->n; i++) {
+      size_t h = (size_t)(l->lines[i] >> 6) * 0x9E3779B97F4A7C15ull >> 20;
+      for (;; h++) {
+        h &= l->setcap - 1;
+        if (l->set[h] == l->lines[i] + 1) {
+          l->set[h] = 0;
+          break;
+        }
+      }
+    }
+    /* Removing entries breaks probe chains only if we leave holes inside a
+     * chain; every entry of the set is removed here, so none remain. */
+  } else if (l->setcap) {
+    memset(l->set, 0, l->setcap * sizeof *l->set);
+  }
+  l->n = 0;
+  l->mutating = 0;
+}
+
+static void set_state(struct amber_heap *h, uint64_t s, int fence) {
+  __atomic_store_n(&h->status->engine_state, s, __ATOMIC_RELEASE);
+  if (fence) amber_pm_persist(&h->status->engine_state, 8, AMBER_PM_HEADER);
+  else amber_pm_flush(&h->status->engine_state, 8, AMBER_PM_HEADER);
+}
+
+/* ---- heap life cycle ---- */
+
+static uint64_t rom_area_size(uint64_t data_size) { return data_size; }
+
+static void rom_format(struct amber_heap *h) {
+  /* A new data area is its header and zeroes: make back the same. */
+  memcpy(h->engine_area, h->data, AMBER_PAGE);
+  h->status->engine_state = ROM_IDLE;
+}
+
+static int rom_validate(struct amber_heap *h) {
+  uint64_t s = h->status->engine_state;
+  if (s != ROM_IDLE && s != ROM_MUT && s != ROM_CPY)
+    return amber_error("heap %s has a corrupt romulus state word (0x%llx); the file is damaged", h->path,
+                       (unsigned long long)s);
+  return 0;
+}
+
+/* Copies `from` over `to` page by page, skipping equal pages (so untouched
+ * sparse pages stay unallocated), and flushes what it wrote. */
+static uint64_t copy_twin(char *to, const char *from, uint64_t size, enum amber_pm_cat cat) {
+  uint64_t changed = 0;
+  for (uint64_t off = 0; off < size; off += AMBER_PAGE) {
+    if (memcmp(to + off, from + off, AMBER_PAGE) == 0) continue;
+    memcpy(to + off, from + off, AMBER_PAGE);
+    amber_pm_flush(to + off, AMBER_PAGE, cat);
+    changed++;
+  }
+  amber_pm_fence(cat);
+  return changed;
+}
+
+static void rom_recover(struct amber_heap *h) {
+  uint64_t s = h->status->engine_state;
+  if (s == ROM_IDLE) return;
+  uint64_t pages;
+  /* MUTATING: main may hold part of a transaction; back is consistent.
+   * COPYING: main is consistent; back may be half-copied.  Either copy is
+   * idempotent, and the state changes only after it is durable, so a crash
+   * here just repeats it. */
+  if (s == ROM_MUT) pages = copy_twin(h->data, h->engine_area, h->hdr.data_size, AMBER_PM_DATA);
+  else pages = copy_twin(h->engine_area, h->data, h->hdr.data_size, AMBER_PM_CKPT);
+  set_state(h, ROM_IDLE, 1);
+  amber_info("recovered heap %s: romulus state %s, %llu pages restored", h->path, s == ROM_MUT ? "MUTATING" : "COPYING",
+             (unsigned long long)pages);
+}
+
+static int rom_check(struct amber_heap *h) {
+  if (h->status->engine_state != ROM_IDLE) return 0; /* recovery pending: the twins may differ */
+  int bad = 0;
+  for (uint64_t off = 0; off < h->hdr.data_size; off += AMBER_PAGE)
+    if (memcmp(h->data + off, h->engine_area + off, AMBER_PAGE)) bad++;
+  if (bad)
+    amber_error("heap %s: romulus twins differ in %d pages while the heap is idle (a write escaped the transaction log)",
+                h->path, bad);
+  return bad ? 1 : 0;
+}
+
+static void rom_open(struct amber_heap *h) {
+  heap = h;
+  meta_end = amber_heap_dh(h)->first_page * AMBER_PAGE;
+}
+
+static void rom_close(struct amber_heap *h) {
+  /* Blocks every later transaction: the process is going away. */
+  write_lock();
+  (void)h;
+}
+
+/* ---- transactions ---- */
+
+static void rom_begin(struct amber_thread *t) {
+  if (t->writer) write_lock();
+  else read_lock();
+}
+
+static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  (void)t;
+  memcpy(dst, addr, n);
+}
+
+static void rom_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  struct rom_log *l = log_of(t);
+  if (!l->mutating) {
+    /* Fence 1: MUTATING is durable before main changes. */
+    set_state(heap, ROM_MUT, 1);
+    l->mutating = 1;
+    t->wrote = 1;
+  }
+  uint64_t off = (uint64_t)((char *)addr - heap->data);
+  for (uint64_t line = off & ~(uint64_t)(AMBER_LINE - 1); line < off + n; line += AMBER_LINE) add_line(l, line);
+  memmove(addr, src, n);
+}
+
+static void rom_commit(struct amber_thread *t) {
+  struct rom_log *l = log_of(t);
+  if (l->mutating) {
+    /* Fence 2: the transaction's lines of main are durable. */
+    for (size_t i = 0; i < l->n; i++)
+      amber_pm_flush(heap->data + l->lines[i], AMBER_LINE, l->lines[i] < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
+    amber_pm_fence(AMBER_PM_DATA);
+    /* Fence 3: COPYING is durable; main is now the consistent twin. */
+    set_state(heap, ROM_CPY, 1);
+    /* Fence 4: back has caught up with main. */
+    for (size_t i = 0; i < l->n; i++) {
+      memcpy(heap->engine_area + l->lines[i], heap->data + l->lines[i], AMBER_LINE);
+      amber_pm_flush(heap->engine_area + l->lines[i], AMBER_LINE, AMBER_PM_CKPT);
+    }
+    amber_pm_fence(AMBER_PM_CKPT);
+    /* IDLE needs no fence of its own: the next transaction's MUTATING store
+     * to the same line, or the clean close, orders it. */
+    set_state(heap, ROM_IDLE, 0);
+    log_reset(l);
+  }
+  if (t->writer) write_unlock();
+  else read_unlock();
+}
+
+static void rom_abort(struct amber_thread *t) {
+  /* Only readers restart (to become writers), and readers never write. */
+  if (t->writer) AMBER_BUG("romulus writer aborted");
+  read_unlock();
+}
+
+const struct amber_engine amber_engine_romulus = {
+    .name = "romulus",
+    .id = AMBER_ENGINE_ROMULUS,
+    .direct_reads = 1,
+    .area_size = rom_area_size,
+    .format = rom_format,
+    .validate = rom_validate,
+    .check = rom_check,
+    .recover = rom_recover,
+    .open = rom_open,
+    .close = rom_close,
+    .begin = rom_begin,
+    .load = rom_load,
+    .store = rom_store,
+    .commit = rom_commit,
+    .abort = rom_abort,
+};

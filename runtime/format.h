@@ -1,0 +1,75 @@
+/* The on-media layout of a heap file (docs/format.md describes it; any change
+ * here changes AMBER_FORMAT_VERSION and that document). */
+#ifndef AMBER_FORMAT_H
+#define AMBER_FORMAT_H
+
+#include <stdint.h>
+
+#define AMBER_FORMAT_VERSION 1
+#define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
+#define AMBER_DATA_MAGIC "AMBRDAT"
+#define AMBER_PAGE 4096u
+#define AMBER_LINE 64u
+#define AMBER_META_SIZE 65536u    /* header + status, before the data area */
+#define AMBER_STATUS_OFFSET 4096u
+#define AMBER_MIN_DATA (1ull << 20)
+#define AMBER_MAX_DATA (1ull << 40)
+
+enum amber_engine_id { AMBER_ENGINE_ROMULUS = 1, AMBER_ENGINE_MVCC = 2, AMBER_ENGINE_HTM = 3 };
+
+/* File offset 0.  Written once at creation; every field is covered by crc. */
+struct amber_header {
+  char magic[8];          /* AMBER_MAGIC */
+  uint32_t version;       /* AMBER_FORMAT_VERSION */
+  uint32_t engine;        /* enum amber_engine_id */
+  uint64_t features;      /* must be 0 in version 1 */
+  uint8_t uuid[16];
+  uint64_t file_size;     /* exact size of the file */
+  uint64_t base;          /* canonical address of the data area */
+  uint64_t data_offset;   /* file offset of the data area (AMBER_META_SIZE) */
+  uint64_t data_size;     /* bytes, multiple of AMBER_PAGE */
+  uint64_t engine_offset; /* file offset of the engine's own area */
+  uint64_t engine_size;
+  uint64_t created_unix;
+  uint32_t page_size;     /* allocator page, AMBER_PAGE */
+  uint32_t crc;           /* crc32c of every byte before this field */
+};
+
+#define AMBER_CLEAN 0x434c45414e000001ull /* "CLEAN" */
+#define AMBER_DIRTY 0x4449525459000002ull /* "DIRTY" */
+
+/* File offset AMBER_STATUS_OFFSET.  Mutable words, each written atomically
+ * (8 bytes, aligned) and validated against its legal values on open. */
+struct amber_status {
+  uint64_t clean;        /* AMBER_CLEAN after a clean close, else AMBER_DIRTY */
+  uint64_t opens;        /* times the heap was opened by a program */
+  uint64_t engine_state; /* engine-defined (romulus: its state word) */
+  uint64_t reserved[5];
+};
+
+/* Data area offset 0 (the canonical base).  The immutable part (magic up to
+ * crc) is checksummed; the root fields change only inside transactions. */
+struct amber_data_header {
+  char magic[8];        /* AMBER_DATA_MAGIC */
+  uint64_t npages;      /* pages in the data area */
+  uint64_t pagetab_off; /* data offset of the page table */
+  uint64_t first_page;  /* first allocatable page */
+  uint32_t desc_size;   /* sizeof(struct amber_page_desc) */
+  uint32_t crc;         /* crc32c of the bytes before this field */
+  uint64_t root_off;    /* data offset of the root object; 0 when none */
+  uint64_t root_size;   /* the size amber_root() was first called with */
+};
+
+/* One per data page, in the page table.  64 bytes: one cache line. */
+enum amber_page_kind { AMBER_PAGE_FREE = 0, AMBER_PAGE_SLAB = 1, AMBER_PAGE_LARGE = 2 };
+#define AMBER_SLAB_WORDS 6
+struct amber_page_desc {
+  uint8_t kind;       /* enum amber_page_kind */
+  uint8_t cls;        /* SLAB: size class index */
+  uint16_t arena;     /* SLAB: arena the page was given to */
+  uint32_t npages;    /* LARGE: pages in the run (this page is its head) */
+  uint64_t size;      /* LARGE: bytes requested */
+  uint64_t bitmap[AMBER_SLAB_WORDS]; /* SLAB: bit i set = slot i allocated */
+};
+
+#endif

@@ -1,0 +1,267 @@
+#include "heap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "crc32c.h"
+#include "diag.h"
+#include "engine.h"
+#include "pm.h"
+
+const struct amber_engine *amber_engine_by_id(uint32_t id) {
+  if (id == AMBER_ENGINE_ROMULUS) return &amber_engine_romulus;
+  return NULL;
+}
+
+const struct amber_engine *amber_engine_by_name(const char *name) {
+  if (!strcmp(name, "romulus")) return &amber_engine_romulus;
+  return NULL;
+}
+
+void amber_default_heap_path(char *buf, size_t len) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  const char *prog = "program";
+  if (n > 0) {
+    exe[n] = 0;
+    const char *slash = strrchr(exe, '/');
+    prog = slash ? slash + 1 : exe;
+  }
+  snprintf(buf, len, "/dev/shm/amber-%s.heap", prog);
+}
+
+static uint32_t header_crc(const struct amber_header *h) {
+  return amber_crc32c(0, h, offsetof(struct amber_header, crc));
+}
+
+static int write_all(int fd, const void *buf, size_t len, off_t off) {
+  const char *p = buf;
+  while (len) {
+    ssize_t w = pwrite(fd, p, len, off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += w;
+    len -= (size_t)w;
+    off += w;
+  }
+  return 0;
+}
+
+int amber_heap_create(const char *path, const struct amber_create_args *a) {
+  const struct amber_engine *eng = amber_engine_by_id(a->engine);
+  if (!eng) return amber_error("cannot create heap %s: engine id %u is not built into this amber", path, a->engine);
+  if (a->data_size < AMBER_MIN_DATA || a->data_size > AMBER_MAX_DATA || a->data_size % AMBER_PAGE)
+    return amber_error("heap size %llu bytes for %s is out of range; use a multiple of 4K between 1M and 1T (AMBER_HEAP_SIZE)",
+                       (unsigned long long)a->data_size, path);
+  if (a->base % (2u << 20) || a->base < (1ull << 32) || a->base + a->data_size > (1ull << 47))
+    return amber_error("base 0x%llx for heap %s is not a 2 MiB-aligned user address above 4 GiB (AMBER_BASE)",
+                       (unsigned long long)a->base, path);
+
+  struct amber_header hd;
+  memset(&hd, 0, sizeof hd);
+  memcpy(hd.magic, AMBER_MAGIC, sizeof hd.magic);
+  hd.version = AMBER_FORMAT_VERSION;
+  hd.engine = a->engine;
+  if (getrandom(hd.uuid, sizeof hd.uuid, 0) != sizeof hd.uuid)
+    for (size_t i = 0; i < sizeof hd.uuid; i++) hd.uuid[i] = (uint8_t)(rand() ^ (int)time(NULL) ^ getpid());
+  hd.base = a->base;
+  hd.data_offset = AMBER_META_SIZE;
+  hd.data_size = a->data_size;
+  hd.engine_offset = AMBER_META_SIZE + a->data_size;
+  hd.engine_size = eng->area_size(a->data_size);
+  hd.file_size = hd.engine_offset + hd.engine_size;
+  hd.created_unix = (uint64_t)time(NULL);
+  hd.page_size = AMBER_PAGE;
+  hd.crc = header_crc(&hd);
+
+  /* Build the file under a temporary name and link it into place, so a
+   * crash during creation never leaves a half-made heap at `path`. */
+  char tmp[PATH_MAX + 32];
+  snprintf(tmp, sizeof tmp, "%s.creating.%d", path, (int)getpid());
+  int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return amber_error("cannot create heap %s: %s; check the directory exists and is writable", path, strerror(errno));
+  struct amber_heap h;
+  memset(&h, 0, sizeof h);
+  snprintf(h.path, sizeof h.path, "%s", path);
+  h.fd = fd;
+  h.hdr = hd;
+  h.writable = 1;
+  h.engine = eng;
+  struct amber_status st;
+  memset(&st, 0, sizeof st);
+  st.clean = AMBER_CLEAN;
+  if (ftruncate(fd, (off_t)hd.file_size) != 0 || write_all(fd, &hd, sizeof hd, 0) != 0 ||
+      write_all(fd, &st, sizeof st, AMBER_STATUS_OFFSET) != 0) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return amber_error("cannot create heap %s (%llu bytes): %s; free space or choose a smaller AMBER_HEAP_SIZE", path,
+                       (unsigned long long)hd.file_size, strerror(e));
+  }
+  h.meta = mmap(NULL, AMBER_META_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  h.data = mmap(NULL, hd.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)hd.data_offset);
+  h.engine_area = hd.engine_size ? mmap(NULL, hd.engine_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)hd.engine_offset) : NULL;
+  if (h.meta == MAP_FAILED || h.data == MAP_FAILED || h.engine_area == MAP_FAILED) {
+    close(fd);
+    unlink(tmp);
+    return amber_error("cannot map new heap %s: %s", path, strerror(errno));
+  }
+  h.status = (struct amber_status *)((char *)h.meta + AMBER_STATUS_OFFSET);
+  amber_alloc_format(&h);
+  eng->format(&h);
+  int rc = 0;
+  if (msync(h.meta, AMBER_META_SIZE, MS_SYNC) || msync(h.data, hd.data_size, MS_SYNC) ||
+      (h.engine_area && msync(h.engine_area, hd.engine_size, MS_SYNC)) || fsync(fd))
+    rc = amber_error("cannot write new heap %s: %s", path, strerror(errno));
+  amber_heap_unmap(&h);
+  if (rc == 0 && link(tmp, path) != 0) {
+    if (errno == EEXIST) rc = 1;
+    else rc = amber_error("cannot create heap %s: %s", path, strerror(errno));
+  }
+  unlink(tmp);
+  return rc;
+}
+
+void amber_heap_unmap(struct amber_heap *h) {
+  if (h->meta && h->meta != MAP_FAILED) munmap(h->meta, AMBER_META_SIZE);
+  if (h->data && h->data != MAP_FAILED) munmap(h->data, h->hdr.data_size);
+  if (h->engine_area && h->engine_area != MAP_FAILED) munmap(h->engine_area, h->hdr.engine_size);
+  if (h->fd >= 0) close(h->fd);
+  h->meta = NULL;
+  h->data = NULL;
+  h->engine_area = NULL;
+  h->status = NULL;
+  h->fd = -1;
+}
+
+static int fail(struct amber_heap *h) {
+  amber_heap_unmap(h);
+  return -1;
+}
+
+int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
+  memset(h, 0, sizeof *h);
+  h->fd = -1;
+  snprintf(h->path, sizeof h->path, "%s", path);
+  h->writable = !!(flags & AMBER_OPEN_WRITE);
+  int fd = open(path, (h->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0)
+    return amber_error("cannot open heap %s: %s%s", path, strerror(errno),
+                       errno == EACCES ? "; check the file's permissions" : "");
+  h->fd = fd;
+  if ((flags & AMBER_OPEN_LOCK) && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    amber_error("heap %s is in use by another process; stop it first (one process opens a heap at a time)", path);
+    return fail(h);
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    amber_error("cannot stat heap %s: %s", path, strerror(errno));
+    return fail(h);
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    amber_error("%s is not a regular file; AMBER_HEAP must name a heap file", path);
+    return fail(h);
+  }
+  struct amber_header hd;
+  memset(&hd, 0, sizeof hd);
+  ssize_t r = pread(fd, &hd, sizeof hd, 0);
+  if (r != (ssize_t)sizeof hd || memcmp(hd.magic, AMBER_MAGIC, sizeof hd.magic) != 0) {
+    amber_error("%s is not an amber heap (no amber magic in its first bytes); point AMBER_HEAP at an amber heap or at a path that does not exist yet", path);
+    return fail(h);
+  }
+  if (hd.version != AMBER_FORMAT_VERSION) {
+    amber_error("heap %s has layout version %u but this amber reads version %u; use the amber that created it (or recreate the heap)",
+                path, hd.version, AMBER_FORMAT_VERSION);
+    return fail(h);
+  }
+  if (hd.crc != header_crc(&hd)) {
+    amber_error("heap %s has a corrupt header (checksum 0x%08x, expected 0x%08x); the file is damaged: restore it from a copy",
+                path, hd.crc, header_crc(&hd));
+    return fail(h);
+  }
+  if (hd.features != 0 || hd.page_size != AMBER_PAGE || hd.data_offset != AMBER_META_SIZE ||
+      hd.data_size % AMBER_PAGE || hd.data_size < AMBER_MIN_DATA || hd.data_size > AMBER_MAX_DATA ||
+      hd.engine_offset != hd.data_offset + hd.data_size || hd.file_size != hd.engine_offset + hd.engine_size) {
+    amber_error("heap %s has a header this amber cannot use (features 0x%llx, page %u, data %llu bytes); recreate the heap",
+                path, (unsigned long long)hd.features, hd.page_size, (unsigned long long)hd.data_size);
+    return fail(h);
+  }
+  if ((uint64_t)sb.st_size != hd.file_size) {
+    amber_error("heap %s is %llu bytes but its header says %llu; the file was truncated or extended: restore it from a copy",
+                path, (unsigned long long)sb.st_size, (unsigned long long)hd.file_size);
+    return fail(h);
+  }
+  h->engine = amber_engine_by_id(hd.engine);
+  if (!h->engine) {
+    amber_error("heap %s uses engine %u, which this amber does not have", path, hd.engine);
+    return fail(h);
+  }
+  if (h->engine->area_size(hd.data_size) != hd.engine_size) {
+    amber_error("heap %s: engine area of %llu bytes does not fit engine %s; the header is inconsistent", path,
+                (unsigned long long)hd.engine_size, h->engine->name);
+    return fail(h);
+  }
+  h->hdr = hd;
+  int prot = PROT_READ | (h->writable ? PROT_WRITE : 0);
+  h->meta = mmap(NULL, AMBER_META_SIZE, prot, MAP_SHARED, fd, 0);
+  if (h->meta == MAP_FAILED) {
+    h->meta = NULL;
+    amber_error("cannot map heap %s: %s", path, strerror(errno));
+    return fail(h);
+  }
+  h->status = (struct amber_status *)((char *)h->meta + AMBER_STATUS_OFFSET);
+  if (h->status->clean != AMBER_CLEAN && h->status->clean != AMBER_DIRTY) {
+    amber_error("heap %s has a corrupt status word (0x%llx); the file is damaged", path, (unsigned long long)h->status->clean);
+    return fail(h);
+  }
+  if (flags & AMBER_OPEN_AT_BASE) {
+    void *want = (void *)(uintptr_t)hd.base;
+    void *got = mmap(want, hd.data_size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
+    if (got == MAP_FAILED || got != want) {
+      int e = errno;
+      if (got != MAP_FAILED) munmap(got, hd.data_size);
+      amber_error("cannot map heap %s at its base address 0x%llx (%llu bytes): %s; something else in this process uses that range. "
+                  "Recreate the heap with another AMBER_BASE",
+                  path, (unsigned long long)hd.base, (unsigned long long)hd.data_size,
+                  got == MAP_FAILED ? (e == EEXIST ? "address range already in use" : strerror(e)) : "kernel placed it elsewhere");
+      return fail(h);
+    }
+    h->data = got;
+  } else {
+    h->data = mmap(NULL, hd.data_size, prot, MAP_SHARED, fd, (off_t)hd.data_offset);
+    if (h->data == MAP_FAILED) {
+      h->data = NULL;
+      amber_error("cannot map heap %s: %s", path, strerror(errno));
+      return fail(h);
+    }
+  }
+  if (hd.engine_size) {
+    h->engine_area = mmap(NULL, hd.engine_size, prot, MAP_SHARED, fd, (off_t)hd.engine_offset);
+    if (h->engine_area == MAP_FAILED) {
+      h->engine_area = NULL;
+      amber_error("cannot map heap %s: %s", path, strerror(errno));
+      return fail(h);
+    }
+  }
+  if (h->engine->validate(h) != 0 || amber_alloc_validate(h) != 0) return fail(h);
+  return 0;
+}
+
+void amber_heap_set_clean(struct amber_heap *h, int clean) {
+  struct amber_status *st = h->status;
+  if (!clean) __atomic_store_n(&st->opens, st->opens + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&st->clean, clean ? AMBER_CLEAN : AMBER_DIRTY, __ATOMIC_RELEASE);
+  amber_pm_persist(st, sizeof *st, AMBER_PM_HEADER);
+}

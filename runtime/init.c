@@ -1,0 +1,113 @@
+/* Lazy, idempotent initialisation of the process's heap: options, backend,
+ * open or create, recovery, allocator indexes.  It runs before main from the
+ * module constructor the pass emits, or on the first amber call. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "amber.h"
+#include "diag.h"
+#include "engine.h"
+#include "options.h"
+#include "pm.h"
+#include "runtime.h"
+#include "stats.h"
+#include "tx.h"
+
+uintptr_t amber_base;
+uintptr_t amber_size;
+struct amber_heap amber_the_heap;
+const struct amber_engine *amber_eng;
+int amber_closed;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void close_at_exit(void) {
+  if (!amber_closed) amber_close();
+}
+
+static void init(void) {
+  amber_options_load();
+  amber_pm_init();
+  char path[PATH_MAX];
+  if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
+  else amber_default_heap_path(path, sizeof path);
+
+  const struct amber_engine *want = NULL;
+  if (amber_opt.engine_set && amber_opt.engine[0]) {
+    want = amber_engine_by_name(amber_opt.engine);
+    if (!want) {
+      if (!strcmp(amber_opt.engine, "mvcc") || !strcmp(amber_opt.engine, "htm"))
+        amber_fatal("AMBER_ENGINE=%s: that engine is not built yet; use romulus", amber_opt.engine);
+      amber_fatal("AMBER_ENGINE=%s is not an engine; use romulus", amber_opt.engine);
+    }
+  }
+  if (access(path, F_OK) != 0) {
+    struct amber_create_args a = {
+        .data_size = amber_opt.heap_size,
+        .base = amber_opt.base,
+        .engine = want ? want->id : AMBER_ENGINE_ROMULUS,
+    };
+    if (amber_heap_create(path, &a) < 0) exit(2);
+    amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,
+               amber_engine_by_id(a.engine)->name);
+  }
+  struct amber_heap *h = &amber_the_heap;
+  if (amber_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK, h) != 0) exit(2);
+  if (amber_opt.heap_size_set && amber_opt.heap_size != h->hdr.data_size) {
+    amber_heap_unmap(h);
+    amber_fatal("heap %s holds %llu bytes but AMBER_HEAP_SIZE=%llu; unset AMBER_HEAP_SIZE or use a new heap file", path,
+                (unsigned long long)h->hdr.data_size, (unsigned long long)amber_opt.heap_size);
+  }
+  if (want && want != h->engine) {
+    amber_heap_unmap(h);
+    amber_fatal("heap %s was created for engine %s but AMBER_ENGINE=%s; unset AMBER_ENGINE or use a new heap file", path,
+                h->engine->name, want->name);
+  }
+  if (amber_opt.base_set && amber_opt.base != h->hdr.base) {
+    amber_heap_unmap(h);
+    amber_fatal("heap %s lives at base 0x%llx but AMBER_BASE=0x%llx; AMBER_BASE only applies to new heaps: unset it",
+                path, (unsigned long long)h->hdr.base, (unsigned long long)amber_opt.base);
+  }
+  /* From here on the heap may be written: everything above only read it. */
+  amber_eng = h->engine;
+  amber_eng->recover(h);
+  amber_heap_set_clean(h, 0);
+  amber_alloc_open(h);
+  amber_eng->open(h);
+  amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
+             (unsigned long long)h->hdr.data_size, amber_eng->name, amber_pm_mode_name());
+  amber_size = h->hdr.data_size;
+  __atomic_store_n(&amber_base, (uintptr_t)h->data, __ATOMIC_RELEASE);
+  atexit(close_at_exit);
+}
+
+void amber_ensure_init(void) {
+  if (__builtin_expect(amber_eng != NULL, 1)) return;
+  pthread_once(&once, init);
+}
+
+void amber_check_open(void) {
+  if (__builtin_expect(amber_closed, 0))
+    amber_fatal("a region ran after amber_close() closed heap %s; close the heap only when the program is done with it",
+                amber_the_heap.path);
+}
+
+void __amber_module_init(uint32_t abi_version) {
+  if (abi_version != AMBER_ABI_VERSION)
+    amber_fatal("this program was compiled for amber ABI %u but the loaded runtime implements ABI %u; rebuild it with this amber's amber-cc",
+                abi_version, AMBER_ABI_VERSION);
+  amber_ensure_init();
+}
+
+int amber_close(void) {
+  if (!amber_eng || amber_closed) return 0;
+  amber_stats_at_exit();
+  struct amber_heap *h = &amber_the_heap;
+  amber_eng->close(h); /* waits for running transactions, blocks new ones */
+  amber_closed = 1;
+  amber_heap_set_clean(h, 1);
+  return 0;
+}

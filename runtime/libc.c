@@ -1,0 +1,257 @@
+/* libc functions called inside regions, rewritten by the pass to these
+ * wrappers (same signatures and results as libc).  Writes to persistent
+ * memory go through the transaction; reads too unless the engine allows
+ * reading the heap in place. */
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "diag.h"
+#include "tx.h"
+
+#define CHUNK 256
+
+static inline int direct(const void *p) {
+  return !amber_in_heap(p) || amber_eng->direct_reads;
+}
+
+/* Reads byte i of s (through the transaction when needed). */
+static inline unsigned char byte_at(const void *s, size_t i) {
+  const unsigned char *p = (const unsigned char *)s + i;
+  return direct(p) ? *p : __amber_load1(p);
+}
+
+void *__amber_memcpy(void *dst, const void *src, size_t n) {
+  if (!n) return dst;
+  if (amber_in_heap(dst)) {
+    if (direct(src) && !amber_in_heap(src)) {
+      __amber_storen(dst, src, n);
+    } else {
+      char buf[CHUNK];
+      for (size_t i = 0; i < n; i += CHUNK) {
+        size_t k = n - i < CHUNK ? n - i : CHUNK;
+        __amber_loadn(buf, (const char *)src + i, k);
+        __amber_storen((char *)dst + i, buf, k);
+      }
+    }
+    return dst;
+  }
+  struct amber_thread *t = amber_thread();
+  if (t->depth && !t->writer) amber_tx_undo_volatile(t, dst, n);
+  __amber_loadn(dst, src, n);
+  return dst;
+}
+
+void *__amber_memmove(void *dst, const void *src, size_t n) {
+  if (!n || dst == src) return dst;
+  if (!amber_in_heap(dst) && !amber_in_heap(src)) {
+    struct amber_thread *t = amber_thread();
+    if (t->depth && !t->writer) amber_tx_undo_volatile(t, dst, n);
+    return memmove(dst, src, n);
+  }
+  if ((const char *)dst + n <= (const char *)src || (const char *)src + n <= (const char *)dst)
+    return __amber_memcpy(dst, src, n);
+  /* Overlapping: copy in the direction that never reads a written byte. */
+  char buf[CHUNK];
+  if (dst < src) {
+    for (size_t i = 0; i < n; i += CHUNK) {
+      size_t k = n - i < CHUNK ? n - i : CHUNK;
+      __amber_loadn(buf, (const char *)src + i, k);
+      __amber_storen((char *)dst + i, buf, k);
+    }
+  } else {
+    for (size_t end = n; end > 0;) {
+      size_t k = end < CHUNK ? end : CHUNK;
+      end -= k;
+      __amber_loadn(buf, (const char *)src + end, k);
+      __amber_storen((char *)dst + end, buf, k);
+    }
+  }
+  return dst;
+}
+
+void *__amber_memset(void *dst, int c, size_t n) {
+  if (!n) return dst;
+  if (!amber_in_heap(dst)) {
+    struct amber_thread *t = amber_thread();
+    if (t->depth && !t->writer) amber_tx_undo_volatile(t, dst, n);
+    return memset(dst, c, n);
+  }
+  char buf[CHUNK];
+  memset(buf, c, sizeof buf);
+  for (size_t i = 0; i < n; i += CHUNK) __amber_storen((char *)dst + i, buf, n - i < CHUNK ? n - i : CHUNK);
+  return dst;
+}
+
+int __amber_memcmp(const void *a, const void *b, size_t n) {
+  if (direct(a) && direct(b)) return memcmp(a, b, n);
+  for (size_t i = 0; i < n; i++) {
+    int d = (int)byte_at(a, i) - (int)byte_at(b, i);
+    if (d) return d;
+  }
+  return 0;
+}
+
+void *__amber_memchr(const void *s, int c, size_t n) {
+  if (direct(s)) return memchr(s, c, n);
+  for (size_t i = 0; i < n; i++)
+    if (byte_at(s, i) == (unsigned char)c) return (char *)s + i;
+  return NULL;
+}
+
+size_t __amber_strnlen(const char *s, size_t max) {
+  if (direct(s)) return strnlen(s, max);
+  size_t i = 0;
+  while (i < max && byte_at(s, i)) i++;
+  return i;
+}
+
+size_t __amber_strlen(const char *s) { return direct(s) ? strlen(s) : __amber_strnlen(s, (size_t)-1); }
+
+int __amber_strncmp(const char *a, const char *b, size_t n) {
+  if (direct(a) && direct(b)) return strncmp(a, b, n);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char x = byte_at(a, i), y = byte_at(b, i);
+    if (x != y) return (int)x - (int)y;
+    if (!x) return 0;
+  }
+  return 0;
+}
+
+int __amber_strcmp(const char *a, const char *b) {
+  if (direct(a) && direct(b)) return strcmp(a, b);
+  return __amber_strncmp(a, b, (size_t)-1);
+}
+
+char *__amber_strchr(const char *s, int c) {
+  if (direct(s)) return strchr(s, c);
+  for (size_t i = 0;; i++) {
+    unsigned char x = byte_at(s, i);
+    if (x == (unsigned char)c) return (char *)s + i;
+    if (!x) return NULL;
+  }
+}
+
+char *__amber_strrchr(const char *s, int c) {
+  if (direct(s)) return strrchr(s, c);
+  char *last = NULL;
+  for (size_t i = 0;; i++) {
+    unsigned char x = byte_at(s, i);
+    if (x == (unsigned char)c) last = (char *)s + i;
+    if (!x) return last;
+  }
+}
+
+char *__amber_strcpy(char *dst, const char *src) {
+  __amber_memcpy(dst, src, __amber_strlen(src) + 1);
+  return dst;
+}
+
+char *__amber_strncpy(char *dst, const char *src, size_t n) {
+  size_t len = __amber_strnlen(src, n);
+  __amber_memcpy(dst, src, len);
+  if (len < n) __amber_memset(dst + len, 0, n - len);
+  return dst;
+}
+
+char *__amber_strcat(char *dst, const char *src) {
+  __amber_strcpy(dst + __amber_strlen(dst), src);
+  return dst;
+}
+
+char *__amber_strncat(char *dst, const char *src, size_t n) {
+  size_t dl = __amber_strlen(dst), sl = __amber_strnlen(src, n);
+  __amber_memcpy(dst + dl, src, sl);
+  __amber_store1(dst + dl + sl, 0);
+  return dst;
+}
+
+/* ---- allocation: persistent inside regions ---- */
+
+static struct amber_thread *writer_tx(void) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  return t;
+}
+
+void *__amber_malloc(size_t n) {
+  struct amber_thread *t = writer_tx();
+  if (!t->depth) return malloc(n);
+  return amber_palloc(t, n);
+}
+
+void *__amber_calloc(size_t n, size_t size) {
+  if (size && n > (size_t)-1 / size) return NULL;
+  struct amber_thread *t = writer_tx();
+  if (!t->depth) return calloc(n, size);
+  void *p = amber_palloc(t, n * size);
+  __amber_memset(p, 0, n * size);
+  return p;
+}
+
+static void free_volatile(struct amber_thread *t, void *p) {
+  if (!t->depth) {
+    free(p);
+    return;
+  }
+  /* The transaction may still abort (and its free must not happen then). */
+  if (t->nvfree == t->capvfree) {
+    size_t cap = t->capvfree ? t->capvfree * 2 : 16;
+    void **v = realloc(t->vfree, cap * sizeof *v);
+    if (!v) amber_fatal("out of memory for deferred frees");
+    t->vfree = v;
+    t->capvfree = cap;
+  }
+  t->vfree[t->nvfree++] = p;
+}
+
+void __amber_free(void *p) {
+  if (!p) return;
+  struct amber_thread *t = amber_thread();
+  if (!amber_in_heap(p)) {
+    free_volatile(t, p);
+    return;
+  }
+  t = writer_tx();
+  if (!t->depth) {
+    free(p); /* the interposed free runs its own transaction */
+    return;
+  }
+  amber_pfree(t, p);
+}
+
+void *__amber_realloc(void *p, size_t n) {
+  if (!p) return __amber_malloc(n);
+  if (n == 0) {
+    __amber_free(p);
+    return NULL;
+  }
+  struct amber_thread *t = writer_tx();
+  if (!t->depth) return realloc(p, n);
+  size_t old;
+  if (amber_in_heap(p)) {
+    old = amber_palloc_size(t, p);
+    if (!old) amber_fatal("realloc(%p): not a live persistent allocation", p);
+  } else {
+    old = malloc_usable_size(p);
+  }
+  void *q = amber_palloc(t, n);
+  __amber_memcpy(q, p, old < n ? old : n);
+  __amber_free(p);
+  return q;
+}
+
+char *__amber_strdup(const char *s) {
+  size_t n = __amber_strlen(s) + 1;
+  char *p = __amber_malloc(n);
+  return __amber_memcpy(p, s, n);
+}
+
+char *__amber_strndup(const char *s, size_t max) {
+  size_t n = __amber_strnlen(s, max);
+  char *p = __amber_malloc(n + 1);
+  __amber_memcpy(p, s, n);
+  __amber_store1(p + n, 0);
+  return p;
+}

@@ -1,0 +1,86 @@
+#include "stats.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "amber.h"
+#include "diag.h"
+#include "options.h"
+#include "pm.h"
+#include "tx.h"
+
+struct totals {
+  uint64_t update, readonly, aborts[AMBER_ABORT_NREASONS], stored;
+  struct amber_pm_counters pm;
+};
+
+static void sum(struct totals *s) {
+  memset(s, 0, sizeof *s);
+  for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) {
+    s->update += t->update_commits;
+    s->readonly += t->readonly_commits;
+    for (int i = 0; i < AMBER_ABORT_NREASONS; i++) s->aborts[i] += t->aborts[i];
+    s->stored += t->stored_bytes;
+  }
+  amber_pm_counters_sum(&s->pm);
+}
+
+static double per(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+void amber_stats_write(FILE *f, int json) {
+  struct totals s;
+  sum(&s);
+  uint64_t fl = 0, fe = 0;
+  for (int i = 0; i < AMBER_PM_NCAT; i++) {
+    fl += s.pm.flushes[i];
+    fe += s.pm.fences[i];
+  }
+  uint64_t aborts = 0;
+  for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
+  const char *eng = amber_eng ? amber_eng->name : "none";
+  if (json) {
+    fprintf(f, "{\"engine\": \"%s\", \"pm\": \"%s\", \"commits\": %llu, \"update_commits\": %llu, \"readonly_commits\": %llu, "
+               "\"aborts\": %llu, \"aborts_upgrade\": %llu, \"flushes\": %llu, \"fences\": %llu, "
+               "\"flushes_per_update_txn\": %.3f, \"fences_per_update_txn\": %.3f, \"stored_bytes\": %llu, "
+               "\"flushed_bytes\": %llu, \"write_amplification\": %.3f",
+            eng, amber_pm_mode_name(), (unsigned long long)(s.update + s.readonly), (unsigned long long)s.update,
+            (unsigned long long)s.readonly, (unsigned long long)aborts, (unsigned long long)s.aborts[AMBER_ABORT_UPGRADE],
+            (unsigned long long)fl, (unsigned long long)fe, per(fl, s.update), per(fe, s.update),
+            (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored));
+    for (int i = 0; i < AMBER_PM_NCAT; i++)
+      fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
+              amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
+    fprintf(f, "}\n");
+    return;
+  }
+  fprintf(f, "amber stats (engine %s, pm %s)\n", eng, amber_pm_mode_name());
+  fprintf(f, "  commits            %llu (update %llu, read-only %llu)\n", (unsigned long long)(s.update + s.readonly),
+          (unsigned long long)s.update, (unsigned long long)s.readonly);
+  fprintf(f, "  aborts             %llu (upgrade to writer %llu)\n", (unsigned long long)aborts,
+          (unsigned long long)s.aborts[AMBER_ABORT_UPGRADE]);
+  fprintf(f, "  flushes            %llu (%.2f per update txn)\n", (unsigned long long)fl, per(fl, s.update));
+  fprintf(f, "  fences             %llu (%.2f per update txn)\n", (unsigned long long)fe, per(fe, s.update));
+  for (int i = 0; i < AMBER_PM_NCAT; i++)
+    fprintf(f, "    %-12s     flushes %llu, fences %llu\n", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
+            (unsigned long long)s.pm.fences[i]);
+  fprintf(f, "  stored bytes       %llu; flushed bytes %llu; write amplification %.2f\n", (unsigned long long)s.stored,
+          (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored));
+}
+
+void amber_stats_print(void) { amber_stats_write(stderr, 0); }
+
+void amber_stats_at_exit(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  if (amber_opt.stats) amber_stats_print();
+  if (amber_opt.stats_file_set && amber_opt.stats_file[0]) {
+    FILE *f = fopen(amber_opt.stats_file, "w");
+    if (!f) {
+      amber_error("cannot write AMBER_STATS_FILE=%s; check the directory exists and is writable", amber_opt.stats_file);
+      return;
+    }
+    amber_stats_write(f, 1);
+    fclose(f);
+  }
+}

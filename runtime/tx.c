@@ -1,0 +1,176 @@
+/* The engine-neutral transaction driver: __amber_run, restarts, the volatile
+ * undo log and per-thread state. */
+#include "tx.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "diag.h"
+
+__thread struct amber_thread *amber_self;
+static struct amber_thread *all_threads;
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t nthreads;
+
+/* Per-descriptor hint kept in desc->runtime_state. */
+#define HINT_WRITER 0x1u
+#define HINT_CHECKED 0x2u
+
+struct amber_thread *amber_threads(void) {
+  return __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE);
+}
+
+struct amber_thread *amber_thread_slow(void) {
+  struct amber_thread *t = calloc(1, sizeof *t);
+  if (!t) amber_fatal("out of memory for thread state");
+  pthread_attr_t attr;
+  void *lo;
+  size_t sz;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &lo, &sz) == 0) t->stack_lo = (uintptr_t)lo;
+    pthread_attr_destroy(&attr);
+  }
+  pthread_mutex_lock(&threads_lock);
+  t->index = nthreads++;
+  t->next_thread = all_threads;
+  __atomic_store_n(&all_threads, t, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&threads_lock);
+  t->arena = t->index % AMBER_NARENAS;
+  amber_self = t;
+  return t;
+}
+
+static void *grow(void *p, size_t *cap, size_t elem) {
+  size_t n = *cap ? *cap * 2 : 64;
+  void *q = realloc(p, n * elem);
+  if (!q) amber_fatal("out of memory for transaction logs (%zu entries)", n);
+  *cap = n;
+  return q;
+}
+
+struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t) {
+  if (t->nalloc_rec == t->capalloc_rec) t->alloc_rec = grow(t->alloc_rec, &t->capalloc_rec, sizeof *t->alloc_rec);
+  return &t->alloc_rec[t->nalloc_rec++];
+}
+
+void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
+  if (t->writer || t->depth == 0) return; /* writers never abort */
+  uintptr_t a = (uintptr_t)addr;
+  /* Frames below __amber_run die with a restart anyway; restoring them could
+   * overwrite the frames that perform the restart. */
+  if (a >= t->stack_lo && a < t->run_sp) return;
+  while (n) {
+    uint32_t k = n >= 8 ? 8 : (uint32_t)n;
+    if (t->nundo == t->capundo) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
+    struct amber_undo *u = &t->undo[t->nundo++];
+    u->addr = (void *)a;
+    u->size = k;
+    u->old = 0;
+    memcpy(&u->old, (void *)a, k);
+    a += k;
+    n -= k;
+  }
+}
+
+static void undo_volatile(struct amber_thread *t) {
+  while (t->nundo) {
+    struct amber_undo *u = &t->undo[--t->nundo];
+    memcpy(u->addr, &u->old, u->size);
+  }
+}
+
+noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
+  if (t->writer) AMBER_BUG("a writing transaction was asked to restart (region %s)", t->desc ? t->desc->name : "?");
+  undo_volatile(t);
+  amber_alloc_abort(t);
+  t->nvfree = 0;
+  amber_eng->abort(t);
+  t->aborts[why]++;
+  if (why == AMBER_ABORT_UPGRADE) {
+    t->writer = 1;
+    if (t->desc) __atomic_fetch_or(&t->desc->runtime_state, HINT_WRITER, __ATOMIC_RELAXED);
+  }
+  siglongjmp(t->restart, 1);
+}
+
+static void check_desc(struct __amber_region_desc *d) {
+  if (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & HINT_CHECKED) return;
+  if (d->magic != AMBER_DESC_MAGIC)
+    amber_fatal("region descriptor at %p is damaged (bad magic); the program's image is corrupt", (void *)d);
+  if (d->abi_version != AMBER_ABI_VERSION)
+    amber_fatal("region %s (%s:%u) was compiled for amber ABI %u but this runtime implements ABI %u; rebuild the program with this amber's amber-cc",
+                d->name ? d->name : "?", d->file ? d->file : "?", d->line, d->abi_version, AMBER_ABI_VERSION);
+  if (d->kind != 1 && d->kind != 2)
+    amber_fatal("region %s (%s:%u) has unknown kind %u", d->name, d->file, d->line, d->kind);
+  __atomic_fetch_or(&d->runtime_state, HINT_CHECKED, __ATOMIC_RELAXED);
+}
+
+static inline int wants_writer(const struct __amber_region_desc *d) {
+  return (d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */ ||
+         (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & HINT_WRITER);
+}
+
+static void finish(struct amber_thread *t) {
+  amber_eng->commit(t);
+  if (t->wrote) t->update_commits++;
+  else t->readonly_commits++;
+  amber_alloc_commit(t);
+  t->nundo = 0;
+  for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
+  t->nvfree = 0;
+  t->desc = NULL;
+}
+
+void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
+  (void)iso; /* engines without isolation levels run everything serializable */
+  struct amber_thread *t = amber_thread();
+  check_desc(desc);
+  if (t->depth > 0) {
+    /* Nesting is flat: the inner region is part of the outer transaction. */
+    if (!t->writer && wants_writer(desc)) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+    t->depth++;
+    desc->fn(closure);
+    t->depth--;
+    return;
+  }
+  amber_ensure_init();
+  amber_check_open();
+  t->desc = desc;
+  t->writer = wants_writer(desc);
+  t->run_sp = (uintptr_t)__builtin_frame_address(0);
+  sigsetjmp(t->restart, 0);
+  /* Restarts land here with t->writer possibly raised. */
+  t->wrote = 0;
+  amber_eng->begin(t);
+  t->depth = 1;
+  desc->fn(closure);
+  t->depth = 0;
+  finish(t);
+}
+
+void amber_tx_run_internal(void (*fn)(void *), void *arg) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth > 0) {
+    if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+    fn(arg);
+    return;
+  }
+  amber_ensure_init();
+  amber_check_open();
+  t->desc = NULL;
+  t->writer = 1;
+  t->wrote = 0;
+  t->run_sp = (uintptr_t)__builtin_frame_address(0);
+  amber_eng->begin(t);
+  t->depth = 1;
+  fn(arg);
+  t->depth = 0;
+  finish(t);
+}
+
+void __amber_irrevocable(void) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+}

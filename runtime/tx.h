@@ -1,0 +1,85 @@
+/* Per-thread transaction state and the engine-neutral transaction driver. */
+#ifndef AMBER_TX_H
+#define AMBER_TX_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "amber_interface.h"
+#include "engine.h"
+#include "runtime.h"
+
+enum amber_abort_reason { AMBER_ABORT_UPGRADE, AMBER_ABORT_CONFLICT, AMBER_ABORT_NREASONS };
+
+struct amber_undo {
+  void *addr;
+  uint64_t old;
+  uint32_t size;
+};
+
+enum { AMBER_REC_TOOK_PAGES = 1, AMBER_REC_FREED_PAGES, AMBER_REC_FREED_SLOT, AMBER_REC_NEW_SLAB };
+struct amber_alloc_rec {
+  int kind;
+  uint64_t page;
+  uint64_t npages; /* or the size class, for slot records */
+};
+
+struct amber_thread {
+  int depth;       /* region nesting; 0 outside regions */
+  int writer;      /* this transaction may write persistent memory */
+  int wrote;       /* set by the engine on the first persistent write */
+  struct __amber_region_desc *desc;
+  sigjmp_buf restart;
+  uintptr_t run_sp;                 /* stack pointer at __amber_run */
+  uintptr_t stack_lo;               /* lowest address of this thread's stack */
+  /* Volatile stores of a transaction that may abort, undone on abort. */
+  struct amber_undo *undo;
+  size_t nundo, capundo;
+  /* Allocator decisions of the running transaction. */
+  struct amber_alloc_rec *alloc_rec;
+  size_t nalloc_rec, capalloc_rec;
+  /* Volatile (non-heap) frees requested inside a region: done at commit. */
+  void **vfree;
+  size_t nvfree, capvfree;
+  uint32_t index; /* thread number, from 0 */
+  uint32_t arena;
+  void *engine_data; /* the engine's per-thread state */
+  /* Statistics. */
+  uint64_t update_commits, readonly_commits, aborts[AMBER_ABORT_NREASONS];
+  uint64_t stored_bytes; /* bytes the program stored to the heap in regions */
+  struct amber_thread *next_thread;
+};
+
+extern __thread struct amber_thread *amber_self;
+struct amber_thread *amber_thread_slow(void);
+static inline struct amber_thread *amber_thread(void) {
+  struct amber_thread *t = amber_self;
+  return __builtin_expect(t != NULL, 1) ? t : amber_thread_slow();
+}
+/* Every thread that ever ran amber code (for stats). */
+struct amber_thread *amber_threads(void);
+
+/* Abandons the running transaction (undoing its effects) and runs it again
+ * from the start; AMBER_ABORT_UPGRADE re-runs it as a writer. */
+noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why);
+
+/* Runs fn(arg) as a writing transaction of the runtime itself (amber_root,
+ * free outside regions); joins the running transaction when there is one. */
+void amber_tx_run_internal(void (*fn)(void *), void *arg);
+
+/* The engine's transactional read/write path, for runtime code. */
+static inline void amber_tx_read(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  amber_eng->load(t, addr, dst, n);
+}
+static inline void amber_tx_write(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  amber_eng->store(t, addr, src, n);
+}
+
+struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
+/* Records the old content of a volatile location the transaction is about to
+ * overwrite, when it may abort. */
+void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n);
+
+#endif

@@ -1,0 +1,150 @@
+/* amber: the heap tool (like pmempool).
+ *
+ *   amber create HEAP [--size N] [--base ADDR] [--engine NAME]
+ *   amber info HEAP [--json]
+ *   amber check HEAP          exit 0 consistent, 1 damaged, 2 unusable
+ *   amber recover HEAP
+ *   amber --help-options [--markdown]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "diag.h"
+#include "engine.h"
+#include "heap.h"
+#include "options.h"
+#include "pm.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: amber COMMAND [ARGS]\n"
+          "\n"
+          "commands:\n"
+          "  create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
+          "                      create a heap file (defaults from AMBER_HEAP_SIZE, AMBER_BASE, AMBER_ENGINE)\n"
+          "  info HEAP [--json]  layout version, engine, size, usage, root, clean/dirty state\n"
+          "  check HEAP          verify every structure and checksum; exit 0 when consistent,\n"
+          "                      1 when damaged, 2 when the heap cannot be read at all\n"
+          "  recover HEAP        bring a heap left by a crash to a consistent state (idempotent)\n"
+          "  help-options [--markdown]\n"
+          "                      the AMBER_* environment options (also --help-options)\n");
+}
+
+static int cmd_create(int argc, char **argv) {
+  if (argc < 1) {
+    usage(stderr);
+    return 2;
+  }
+  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_ROMULUS};
+  const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : "romulus";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+      if (amber_parse_size(argv[++i], &a.data_size)) amber_fatal("--size %s is not a size; use e.g. 256M", argv[i]);
+    } else if (!strcmp(argv[i], "--base") && i + 1 < argc) {
+      a.base = strtoull(argv[++i], NULL, 0);
+    } else if (!strcmp(argv[i], "--engine") && i + 1 < argc) {
+      engine = argv[++i];
+    } else {
+      amber_fatal("create: unknown argument '%s'; see amber --help", argv[i]);
+    }
+  }
+  const struct amber_engine *e = amber_engine_by_name(engine);
+  if (!e) amber_fatal("engine '%s' is not built into this amber; use romulus", engine);
+  a.engine = e->id;
+  int rc = amber_heap_create(argv[0], &a);
+  if (rc == 1) amber_fatal("heap %s already exists; remove it first to create a new one", argv[0]);
+  return rc ? 2 : 0;
+}
+
+static int open_heap(const char *path, int write, struct amber_heap *h) {
+  return amber_heap_open(path, (write ? AMBER_OPEN_WRITE : 0) | AMBER_OPEN_LOCK, h);
+}
+
+static int cmd_info(int argc, char **argv) {
+  if (argc < 1) {
+    usage(stderr);
+    return 2;
+  }
+  int json = argc > 1 && !strcmp(argv[1], "--json");
+  struct amber_heap h;
+  if (open_heap(argv[0], 0, &h)) return 2;
+  const struct amber_header *hd = &h.hdr;
+  const struct amber_data_header *dh = amber_heap_dh(&h);
+  size_t objs = 0, bytes = 0;
+  amber_alloc_check(&h, h.data, &objs, &bytes);
+  char uuid[40];
+  for (int i = 0; i < 16; i++) sprintf(uuid + 2 * i, "%02x", hd->uuid[i]);
+  const char *state = h.status->clean == AMBER_CLEAN ? "clean" : "dirty";
+  if (json) {
+    printf("{\"path\": \"%s\", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
+           "\"data_bytes\": %llu, \"file_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
+           "\"root_offset\": %llu, \"root_bytes\": %llu, \"state\": \"%s\", \"opens\": %llu}\n",
+           h.path, hd->version, h.engine->name, uuid, (unsigned long long)hd->base, (unsigned long long)hd->data_size,
+           (unsigned long long)hd->file_size, objs, bytes, (unsigned long long)dh->root_off,
+           (unsigned long long)dh->root_size, state, (unsigned long long)h.status->opens);
+  } else {
+    printf("heap         %s\n", h.path);
+    printf("version      %u\n", hd->version);
+    printf("engine       %s\n", h.engine->name);
+    printf("uuid         %s\n", uuid);
+    printf("base         0x%llx\n", (unsigned long long)hd->base);
+    printf("data         %llu bytes (file %llu bytes)\n", (unsigned long long)hd->data_size,
+           (unsigned long long)hd->file_size);
+    printf("used         %zu objects, %zu bytes\n", objs, bytes);
+    if (dh->root_off) printf("root         offset 0x%llx, %llu bytes\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
+    else printf("root         none\n");
+    printf("state        %s (opened %llu times)\n", state, (unsigned long long)h.status->opens);
+  }
+  amber_heap_unmap(&h);
+  return 0;
+}
+
+static int cmd_check(int argc, char **argv) {
+  if (argc < 1) {
+    usage(stderr);
+    return 2;
+  }
+  struct amber_heap h;
+  if (open_heap(argv[0], 0, &h)) return 2;
+  int bad = h.engine->check(&h);
+  bad += amber_alloc_check(&h, h.data, NULL, NULL);
+  if (bad) fprintf(stderr, "amber: check: %s is damaged (%d problems)\n", h.path, bad);
+  else printf("%s: consistent\n", h.path);
+  amber_heap_unmap(&h);
+  return bad ? 1 : 0;
+}
+
+static int cmd_recover(int argc, char **argv) {
+  if (argc < 1) {
+    usage(stderr);
+    return 2;
+  }
+  struct amber_heap h;
+  if (open_heap(argv[0], 1, &h)) return 2;
+  h.engine->recover(&h);
+  printf("%s: recovered\n", h.path);
+  amber_heap_unmap(&h);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  amber_options_load();
+  amber_pm_init();
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *c = argv[1];
+  if (!strcmp(c, "--help-options") || !strcmp(c, "help-options")) {
+    amber_options_print(stdout, argc > 2 && !strcmp(argv[2], "--markdown"));
+    return 0;
+  }
+  if (!strcmp(c, "create")) return cmd_create(argc - 2, argv + 2);
+  if (!strcmp(c, "info")) return cmd_info(argc - 2, argv + 2);
+  if (!strcmp(c, "check")) return cmd_check(argc - 2, argv + 2);
+  if (!strcmp(c, "recover")) return cmd_recover(argc - 2, argv + 2);
+  amber_error("unknown command '%s'; run amber --help", c);
+  return 2;
+}
