@@ -24,6 +24,7 @@ config.substitutions.append(("%clang", os.path.join(tools, "clang")))
 config.substitutions.append(("%amber_cc", os.path.join(bindir, "amber-cc")))
 config.substitutions.append(("%amber_pass", config.amber_pass))
 config.substitutions.append(("%libamber", config.amber_runtime))
+config.substitutions.append(("%amber_libdir", os.path.dirname(config.amber_runtime)))
 config.substitutions.append(("%amber_include", config.amber_include))
 # %run: fresh heap at %t.heap, runtime preloaded.  %rerun: same heap again.
 config.substitutions.append(("%rerun", "%s %%t.heap" % os.path.join(src, "tools", "amber-run")))
