@@ -105,6 +105,15 @@ void __amber_module_init(uint32_t abi_version) {
 int amber_close(void) {
   if (!amber_eng || amber_closed) return 0;
   amber_stats_at_exit();
+  if (amber_thread()->depth > 0) {
+    /* exit() from inside a region: that region never committed, and its
+     * thread holds the engine's locks.  Leave the heap as a crash would;
+     * recovery at the next open rolls the region back. */
+    amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
+               amber_thread()->desc ? amber_thread()->desc->name : "runtime");
+    amber_closed = 1;
+    return -1;
+  }
   struct amber_heap *h = &amber_the_heap;
   amber_eng->close(h); /* waits for running transactions, blocks new ones */
   amber_closed = 1;
