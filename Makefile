@@ -25,7 +25,7 @@ test: build
 	@tools/run-tests $(BUILD)
 
 bench: build
-	@echo "amber: bench/ has no workloads yet (issue [4/7]); nothing to run."
+	@bench/run
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
