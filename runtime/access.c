@@ -92,20 +92,24 @@ static uint64_t apply_op(uint64_t old, uint64_t v, int op, unsigned bytes) {
   case 8: r = so < sv ? old : v; break;
   case 9: r = (old & mask) > (v & mask) ? old : v; break;
   case 10: r = (old & mask) < (v & mask) ? old : v; break;
+  case 15: r = (old & mask) >= (v & mask) ? 0 : old + 1; break;
+  case 16: r = (old & mask) == 0 || (old & mask) > (v & mask) ? v : old - 1; break;
   case 11:
   case 12:
+  case 13:
+  case 14:
     if (bytes == 8) {
       double a, b;
       memcpy(&a, &old, 8);
       memcpy(&b, &v, 8);
-      a = op == 11 ? a + b : a - b;
+      a = op == 11 ? a + b : op == 12 ? a - b : op == 13 ? (a > b || b != b ? a : b) : (a < b || b != b ? a : b);
       memcpy(&r, &a, 8);
     } else if (bytes == 4) {
       float a, b;
       uint32_t o32 = (uint32_t)old, v32 = (uint32_t)v, r32;
       memcpy(&a, &o32, 4);
       memcpy(&b, &v32, 4);
-      a = op == 11 ? a + b : a - b;
+      a = op == 11 ? a + b : op == 12 ? a - b : op == 13 ? (a > b || b != b ? a : b) : (a < b || b != b ? a : b);
       memcpy(&r32, &a, 4);
       r = r32;
     } else {

@@ -82,7 +82,8 @@ void __amber_storen(void *dst, const void *src, size_t n);
 
 /* Atomic read-modify-write; `op` is LLVM's AtomicRMWInst::BinOp value
  * (0 xchg, 1 add, 2 sub, 3 and, 4 nand, 5 or, 6 xor, 7 max, 8 min, 9 umax,
- * 10 umin, 11 fadd, 12 fsub).  Returns the old value. */
+ * 10 umin, 11 fadd, 12 fsub, 13 fmax, 14 fmin, 15 uinc_wrap, 16 udec_wrap).
+ * Returns the old value. */
 uint8_t __amber_rmw1(void *p, uint8_t v, int op);
 uint16_t __amber_rmw2(void *p, uint16_t v, int op);
 uint32_t __amber_rmw4(void *p, uint32_t v, int op);

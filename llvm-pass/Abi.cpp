@@ -1,0 +1,40 @@
+//===- Abi.cpp - declarations of the runtime ABI (amber_interface.h) ------===//
+//
+// Every __amber_* function the pass calls is declared extern_weak, so a binary
+// built with the pass still starts without the runtime and the module
+// constructor can say what is missing instead of the dynamic loader failing.
+//===----------------------------------------------------------------------===//
+#include "Amber.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace amber {
+
+FunctionCallee abiFunction(Module &M, StringRef Name, FunctionType *Ty) {
+  FunctionCallee C = M.getOrInsertFunction(Name, Ty);
+  if (auto *F = dyn_cast<Function>(C.getCallee()))
+    if (F->isDeclaration())
+      F->setLinkage(GlobalValue::ExternalWeakLinkage);
+  return C;
+}
+
+FunctionCallee abiRun(Module &M) {
+  LLVMContext &C = M.getContext();
+  auto *Ptr = PointerType::getUnqual(C);
+  // void __amber_run(struct __amber_region_desc *, void *closure, int iso)
+  return abiFunction(M, "__amber_run",
+                     FunctionType::get(Type::getVoidTy(C),
+                                       {Ptr, Ptr, Type::getInt32Ty(C)}, false));
+}
+
+FunctionCallee abiIrrevocable(Module &M) {
+  LLVMContext &C = M.getContext();
+  return abiFunction(M, "__amber_irrevocable",
+                     FunctionType::get(Type::getVoidTy(C), false));
+}
+
+bool isAbiName(StringRef Name) { return Name.startswith(AbiPrefix); }
+
+} // namespace amber

@@ -1,0 +1,120 @@
+//===- Amber.h - shared declarations of the amber pass ---------*- C++ -*-===//
+//
+// The pass has two steps:
+//   outline    (pipeline start)   find AMBER regions, check them, outline each
+//                                 into a region function + descriptor, rewrite
+//                                 the call site to __amber_run.
+//   instrument (optimizer last)   transactional clones, access callbacks, libc
+//                                 rewrites, irrevocable calls, module ctor.
+// Each .cpp file holds one concern; this header is what they share.
+//===----------------------------------------------------------------------===//
+#ifndef AMBER_PASS_AMBER_H
+#define AMBER_PASS_AMBER_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include <cstdint>
+#include <string>
+
+#include "amber_interface.h"
+
+namespace amber {
+
+// Names shared by the steps.
+inline constexpr const char *RegionAttr = "amber-region";   // fn attribute
+inline constexpr const char *DescSection = "amber_regions"; // descriptor section
+inline constexpr const char *ClonePrefix = "__amber_tx_";
+inline constexpr const char *AbiPrefix = "__amber_";
+inline constexpr const char *InstrumentedMD = "amber.instrumented";
+inline constexpr const char *CtorName = "amber.module_ctor";
+
+// Region kinds from amber.h (duplicated: amber.h is the user header).
+inline constexpr unsigned KindAtomic = 1;
+inline constexpr unsigned KindPersistent = 2;
+
+//--- Abi.cpp: declarations of the runtime ABI (all extern_weak). ----------
+llvm::FunctionCallee abiFunction(llvm::Module &M, llvm::StringRef Name,
+                                 llvm::FunctionType *Ty);
+llvm::FunctionCallee abiRun(llvm::Module &M);
+llvm::FunctionCallee abiIrrevocable(llvm::Module &M);
+bool isAbiName(llvm::StringRef Name);
+
+//--- Diagnostics.cpp -------------------------------------------------------
+// Reports an error (DS_Error) at I's debug location; when I has none, at
+// FallbackFile:FallbackLine.  Clang prints it as "file:line:col: error: msg".
+void reportError(const llvm::Function &F, const llvm::Instruction *I,
+                 llvm::StringRef FallbackFile, unsigned FallbackLine,
+                 const llvm::Twine &Msg);
+
+//--- Descriptor.cpp --------------------------------------------------------
+uint64_t fnv1a64(llvm::StringRef S);
+struct DescInfo {
+  unsigned Kind = KindAtomic;
+  unsigned Flags = 0;
+  unsigned Line = 0;
+  std::string File;     // for messages and the op id
+  std::string Function; // enclosing (user) function
+  std::string Ordinal;  // "0", "1", ... or "fn"
+  llvm::Function *RegionFn = nullptr;
+  llvm::Type *ClosureTy = nullptr; // struct type of the closure
+  unsigned NumInputs = 0;          // fields [0, NumInputs) are live-ins
+};
+llvm::GlobalVariable *emitDescriptor(llvm::Module &M, const DescInfo &D);
+// All descriptors of the module, with the region function each names.
+llvm::SmallVector<std::pair<llvm::GlobalVariable *, llvm::Function *>, 8>
+moduleDescriptors(llvm::Module &M);
+llvm::Function *descriptorFunction(llvm::GlobalVariable *Desc);
+void addDescriptorFlags(llvm::GlobalVariable *Desc, unsigned Flags);
+llvm::StructType *descriptorType(llvm::LLVMContext &C);
+
+//--- RegionFinder.cpp ------------------------------------------------------
+struct Region {
+  llvm::CallInst *Begin = nullptr; // __amber_region_begin(kind, iso, file, line)
+  llvm::CallInst *Live = nullptr;  // __amber_region_live()
+  llvm::CallInst *End = nullptr;   // __amber_region_end()
+  llvm::BasicBlock *BeginBB = nullptr, *LiveBB = nullptr, *Body = nullptr,
+                   *Latch = nullptr, *Exit = nullptr;
+  unsigned Ordinal = 0;
+  unsigned Kind = KindAtomic;
+  unsigned Line = 0;
+  std::string File;
+};
+// Finds the regions of F in source order and checks that each is single
+// entry / single exit.  Returns false (after reporting) on any error.
+bool findRegions(llvm::Function &F, llvm::SmallVectorImpl<Region> &Out);
+
+//--- Outline.cpp -----------------------------------------------------------
+bool outlineRegions(llvm::Function &F); // true if F changed
+bool outlineModule(llvm::Module &M);
+
+//--- AtomicFn.cpp ----------------------------------------------------------
+bool outlineAtomicFunctions(llvm::Module &M);
+
+//--- Clones.cpp ------------------------------------------------------------
+// Creates __amber_tx_<f> for every eligible defined function; redirects the
+// direct calls made from region functions and clones.  Returns the functions
+// to instrument (region functions and clones).
+llvm::SmallVector<llvm::Function *, 16> makeClones(llvm::Module &M);
+bool isRegionFunction(const llvm::Function &F);
+
+//--- LibcCalls.cpp ---------------------------------------------------------
+// "__amber_<name>" if Name is a libc function the runtime wraps, else "".
+llvm::StringRef libcReplacement(llvm::StringRef Name);
+
+//--- Instrument.cpp --------------------------------------------------------
+struct FunctionResult {
+  bool Changed = false;
+  bool Irrevocable = false; // has a call the pass cannot see
+};
+FunctionResult instrumentFunction(llvm::Function &F);
+bool instrumentModule(llvm::Module &M);
+
+//--- ModuleCtor.cpp --------------------------------------------------------
+void emitModuleCtor(llvm::Module &M);
+
+} // namespace amber
+
+#endif

@@ -1,0 +1,153 @@
+//===- AtomicFn.cpp - AMBER_ATOMIC_FN: a whole function is one region -----===//
+//
+// AMBER_ATOMIC_FN is __attribute__((annotate("amber.atomic_fn"), noinline)).
+// For such a function f the body moves into the region function
+// f.amber_region.fn(closure), which loads the arguments from the closure and
+// stores the result into its last field; f becomes a wrapper that packs its
+// arguments into a closure on its stack and calls __amber_run.
+//===----------------------------------------------------------------------===//
+#include "Amber.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+
+using namespace llvm;
+
+namespace amber {
+
+static constexpr const char *WrapperAttr = "amber-atomic-fn-wrapper";
+
+namespace {
+struct Annotated {
+  Function *F;
+  std::string File;
+  unsigned Line;
+};
+} // namespace
+
+static SmallVector<Annotated, 4> annotatedFunctions(Module &M) {
+  SmallVector<Annotated, 4> Out;
+  GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
+  if (!GA || !GA->hasInitializer())
+    return Out;
+  auto *Arr = dyn_cast<ConstantArray>(GA->getInitializer());
+  if (!Arr)
+    return Out;
+  SmallPtrSet<Function *, 4> Seen;
+  for (Use &U : Arr->operands()) {
+    auto *CS = dyn_cast<ConstantStruct>(U.get());
+    if (!CS || CS->getNumOperands() < 4)
+      continue;
+    auto *F = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
+    StringRef Ann, File;
+    if (!F || !getConstantStringInfo(CS->getOperand(1), Ann) ||
+        Ann != "amber.atomic_fn" || F->isDeclaration() ||
+        !Seen.insert(F).second)
+      continue;
+    Annotated A{F, M.getSourceFileName(), 0};
+    if (getConstantStringInfo(CS->getOperand(2), File))
+      A.File = File.str();
+    if (auto *L = dyn_cast<ConstantInt>(CS->getOperand(3)))
+      A.Line = L->getZExtValue();
+    Out.push_back(A);
+  }
+  return Out;
+}
+
+static void wrap(Module &M, const Annotated &A) {
+  Function &F = *A.F;
+  LLVMContext &C = M.getContext();
+  auto *Ptr = PointerType::getUnqual(C);
+  FunctionType *FT = F.getFunctionType();
+  SmallVector<Type *, 8> Elems(FT->param_begin(), FT->param_end());
+  Type *RetTy = FT->getReturnType();
+  bool HasRet = !RetTy->isVoidTy();
+  if (HasRet)
+    Elems.push_back(RetTy);
+  StructType *CT = StructType::get(C, Elems);
+
+  Function *RF = Function::Create(
+      FunctionType::get(Type::getVoidTy(C), {Ptr}, false),
+      GlobalValue::InternalLinkage, F.getName() + ".amber_region.fn", &M);
+  RF->setAttributes(AttributeList::get(C, AttributeList::FunctionIndex,
+                                       F.getAttributes().getFnAttrs()));
+  RF->removeFnAttr(Attribute::AlwaysInline);
+  RF->addFnAttr(Attribute::NoInline);
+  RF->addFnAttr(RegionAttr);
+  RF->splice(RF->end(), &F);
+  RF->setSubprogram(F.getSubprogram());
+  F.setSubprogram(nullptr);
+
+  // Arguments come from the closure.
+  BasicBlock &Entry = RF->getEntryBlock();
+  IRBuilder<> B(&Entry, Entry.getFirstInsertionPt());
+  Argument *Clo = RF->getArg(0);
+  for (unsigned I = 0, E = F.arg_size(); I != E; ++I) {
+    Argument *Arg = F.getArg(I);
+    Value *V = B.CreateLoad(Arg->getType(), B.CreateStructGEP(CT, Clo, I),
+                            Arg->getName());
+    Arg->replaceAllUsesWith(V);
+  }
+  // Results go to the closure's last field.
+  SmallVector<ReturnInst *, 4> Rets;
+  for (BasicBlock &BB : *RF)
+    if (auto *RI = dyn_cast<ReturnInst>(BB.getTerminator()))
+      Rets.push_back(RI);
+  for (ReturnInst *RI : Rets) {
+    IRBuilder<> RB(RI);
+    if (HasRet && RI->getReturnValue())
+      RB.CreateStore(RI->getReturnValue(),
+                     RB.CreateStructGEP(CT, Clo, Elems.size() - 1));
+    ReturnInst *N = RB.CreateRetVoid();
+    N->setDebugLoc(RI->getDebugLoc());
+    RI->eraseFromParent();
+  }
+
+  DescInfo D;
+  D.Kind = KindAtomic;
+  D.Flags = AMBER_DESC_FUNCTION;
+  D.Line = A.Line;
+  D.File = A.File;
+  D.Function = F.getName().str();
+  D.Ordinal = "fn";
+  D.RegionFn = RF;
+  D.ClosureTy = CT;
+  D.NumInputs = F.arg_size();
+  GlobalVariable *Desc = emitDescriptor(M, D);
+
+  // The wrapper.
+  BasicBlock *BB = BasicBlock::Create(C, "entry", &F);
+  IRBuilder<> W(BB);
+  AllocaInst *Closure = W.CreateAlloca(CT, nullptr, "amber.closure");
+  for (unsigned I = 0, E = F.arg_size(); I != E; ++I)
+    W.CreateStore(F.getArg(I), W.CreateStructGEP(CT, Closure, I));
+  W.CreateCall(abiRun(M), {Desc, Closure, W.getInt32(0 /* AMBER_ISO_DEFAULT */)});
+  if (HasRet)
+    W.CreateRet(W.CreateLoad(RetTy, W.CreateStructGEP(CT, Closure,
+                                                      Elems.size() - 1)));
+  else
+    W.CreateRetVoid();
+  F.addFnAttr(WrapperAttr);
+}
+
+bool outlineAtomicFunctions(Module &M) {
+  bool Changed = false;
+  for (const Annotated &A : annotatedFunctions(M)) {
+    Function &F = *A.F;
+    if (F.hasFnAttribute(WrapperAttr) || F.hasFnAttribute(RegionAttr))
+      continue;
+    if (F.isVarArg()) {
+      reportError(F, nullptr, A.File, A.Line,
+                  "amber: AMBER_ATOMIC_FN cannot be used on a variadic "
+                  "function; put an AMBER_ATOMIC region in its body instead");
+      continue;
+    }
+    wrap(M, A);
+    Changed = true;
+  }
+  return Changed;
+}
+
+} // namespace amber

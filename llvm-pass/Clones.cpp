@@ -1,0 +1,87 @@
+//===- Clones.cpp - transactional clones and call redirection -------------===//
+//
+// Every function defined in the module (region functions, __amber_* and the
+// pass's own functions excepted) gets a clone __amber_tx_<name> that is
+// instrumented like a region.  Inside region functions and clones, direct
+// calls to a function with a clone call the clone.  Clones of externally
+// visible functions are externally visible too, so a region in another
+// module (built with the pass) could call them; internal stays internal.
+//===----------------------------------------------------------------------===//
+#include "Amber.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+using namespace llvm;
+
+#define DEBUG_TYPE "amber"
+STATISTIC(NumClones, "Number of transactional clones created");
+STATISTIC(NumRedirected, "Number of calls redirected to transactional clones");
+
+namespace amber {
+
+bool isRegionFunction(const Function &F) {
+  return F.hasFnAttribute(RegionAttr);
+}
+
+static bool isClone(const Function &F) {
+  return F.getName().startswith(ClonePrefix);
+}
+
+static bool wantsClone(const Function &F) {
+  if (F.isDeclaration() || F.isIntrinsic() || isRegionFunction(F) ||
+      isAbiName(F.getName()) || F.getName().startswith("amber.") ||
+      F.getName().empty())
+    return false;
+  return true;
+}
+
+static GlobalValue::LinkageTypes cloneLinkage(const Function &F) {
+  if (F.hasLocalLinkage() || F.hasAvailableExternallyLinkage())
+    return GlobalValue::InternalLinkage;
+  return F.getLinkage();
+}
+
+SmallVector<Function *, 16> makeClones(Module &M) {
+  SmallVector<Function *, 16> Originals;
+  for (Function &F : M)
+    if (wantsClone(F))
+      Originals.push_back(&F);
+
+  DenseMap<Function *, Function *> CloneOf;
+  for (Function *F : Originals) {
+    std::string Name = (ClonePrefix + F->getName()).str();
+    Function *C = M.getFunction(Name);
+    if (!C) {
+      ValueToValueMapTy VM;
+      C = CloneFunction(F, VM);
+      C->setName(Name);
+      C->setLinkage(cloneLinkage(*F));
+      C->setVisibility(F->hasLocalLinkage() ? GlobalValue::DefaultVisibility
+                                            : F->getVisibility());
+      if (F->hasComdat())
+        C->setComdat(M.getOrInsertComdat(Name));
+      C->removeFnAttr("amber-atomic-fn-wrapper");
+      ++NumClones;
+    }
+    CloneOf[F] = C;
+  }
+
+  SmallVector<Function *, 16> Work;
+  for (Function &F : M)
+    if (!F.isDeclaration() && (isRegionFunction(F) || isClone(F)))
+      Work.push_back(&F);
+  for (Function *F : Work)
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (auto *Callee = dyn_cast_or_null<Function>(
+                CB->getCalledOperand()->stripPointerCasts()))
+          if (Function *C = CloneOf.lookup(Callee)) {
+            CB->setCalledOperand(C);
+            ++NumRedirected;
+          }
+  return Work;
+}
+
+} // namespace amber

@@ -1,0 +1,519 @@
+//===- Instrument.cpp - access callbacks in region functions and clones ---===//
+//
+// Like ThreadSanitizer: first choose the instructions to instrument, then
+// rewrite them.  Every load, store, atomic, memory intrinsic and call in a
+// region function or transactional clone becomes a call into the runtime,
+// which performs the access.  Skipped (provably not persistent): accesses to
+// non-escaping allocas, constant globals, other address spaces, and the
+// region's own closure (it lives in the caller's stack frame).
+//===----------------------------------------------------------------------===//
+#include "Amber.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/CaptureTracking.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+
+#define DEBUG_TYPE "amber"
+
+static cl::opt<bool> ClLoads("amber-instrument-loads", cl::init(true),
+                             cl::Hidden,
+                             cl::desc("Instrument loads in AMBER regions"));
+static cl::opt<bool> ClStores("amber-instrument-stores", cl::init(true),
+                              cl::Hidden,
+                              cl::desc("Instrument stores in AMBER regions"));
+static cl::opt<bool>
+    ClAtomics("amber-instrument-atomics", cl::init(true), cl::Hidden,
+              cl::desc("Instrument atomic loads, stores, RMW and cmpxchg"));
+static cl::opt<bool> ClMemIntrinsics(
+    "amber-instrument-memintrinsics", cl::init(true), cl::Hidden,
+    cl::desc("Instrument memset, memcpy and memmove intrinsics"));
+static cl::opt<bool> ClCalls(
+    "amber-instrument-calls", cl::init(true), cl::Hidden,
+    cl::desc("Rewrite libc calls and mark calls to unseen code irrevocable"));
+
+STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
+STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
+STATISTIC(NumLoadsN, "Number of loads instrumented (generic callback)");
+STATISTIC(NumStoresN, "Number of stores instrumented (generic callback)");
+STATISTIC(NumAtomics, "Number of atomic accesses instrumented");
+STATISTIC(NumMemIntrinsics, "Number of memory intrinsics instrumented");
+STATISTIC(NumLibcCalls, "Number of libc calls rewritten");
+STATISTIC(NumIrrevocable, "Number of calls made irrevocable");
+STATISTIC(NumSkipLocal, "Number of accesses to non-escaping allocas skipped");
+STATISTIC(NumSkipConst, "Number of accesses to constant globals skipped");
+STATISTIC(NumSkipClosure, "Number of accesses to the region closure skipped");
+STATISTIC(NumSkipAddrSpace, "Number of accesses to other address spaces "
+                            "skipped");
+
+namespace amber {
+namespace {
+
+class Instrumenter {
+public:
+  Instrumenter(Function &F)
+      : F(F), M(*F.getParent()), C(F.getContext()), DL(M.getDataLayout()),
+        Ptr(PointerType::getUnqual(C)), I32(Type::getInt32Ty(C)),
+        SizeT(DL.getIntPtrType(C)) {
+    if (isRegionFunction(F) && F.arg_size() >= 1)
+      Closure = F.getArg(0);
+  }
+
+  FunctionResult run();
+  SmallVector<CallBase *, 4> IrrevocableSites;
+
+private:
+  Function &F;
+  Module &M;
+  LLVMContext &C;
+  const DataLayout &DL;
+  PointerType *Ptr;
+  IntegerType *I32;
+  IntegerType *SizeT;
+  Value *Closure = nullptr;
+  DenseMap<const Value *, bool> CapturedCache;
+
+  bool skipAddress(Value *Addr);
+  unsigned sizedBytes(Type *T); // 1/2/4/8 for a sized callback, else 0
+  Value *toInt(IRBuilder<> &B, Value *V, unsigned Bytes);
+  Value *fromInt(IRBuilder<> &B, Value *V, Type *T);
+  AllocaInst *tempAlloca(Type *T);
+  FunctionCallee callback(StringRef Base, unsigned Bytes, Type *Ret,
+                          ArrayRef<Type *> Params);
+
+  bool instrumentLoad(LoadInst *LI);
+  bool instrumentStore(StoreInst *SI);
+  bool instrumentRMW(AtomicRMWInst *RMW);
+  bool instrumentCAS(AtomicCmpXchgInst *CAS);
+  bool instrumentMemIntrinsic(MemIntrinsic *MI);
+  bool instrumentCall(CallBase *CB, bool &Irrevocable);
+  void makeIrrevocable(Instruction *Before);
+};
+
+} // namespace
+
+// A closure the pass built for __amber_run in this frame: only addressed
+// directly or through GEPs by loads and stores, and passed as the closure.
+// It is this frame's scratch space, never persistent.
+static bool isRegionClosure(const Value *V) {
+  for (const User *U : V->users()) {
+    if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
+      if (GEP->getPointerOperand() != V || !isRegionClosure(GEP))
+        return false;
+    } else if (auto *LI = dyn_cast<LoadInst>(U)) {
+      if (LI->getPointerOperand() != V)
+        return false;
+    } else if (auto *SI = dyn_cast<StoreInst>(U)) {
+      if (SI->getPointerOperand() != V || SI->getValueOperand() == V)
+        return false;
+    } else if (auto *CB = dyn_cast<CallBase>(U)) {
+      auto *Callee = dyn_cast_or_null<Function>(
+          CB->getCalledOperand()->stripPointerCasts());
+      if (auto *II = dyn_cast<IntrinsicInst>(CB))
+        if (II->isLifetimeStartOrEnd())
+          continue;
+      if (!Callee || Callee->getName() != "__amber_run" ||
+          CB->arg_size() < 2 || CB->getArgOperand(1) != V)
+        return false;
+      for (unsigned I = 0, E = CB->arg_size(); I != E; ++I)
+        if (I != 1 && CB->getArgOperand(I) == V)
+          return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Instrumenter::skipAddress(Value *Addr) {
+  if (Addr->getType()->getPointerAddressSpace() != 0) {
+    ++NumSkipAddrSpace;
+    return true;
+  }
+  const Value *Obj = getUnderlyingObject(Addr, /*MaxLookup=*/0);
+  if (Closure && Obj == Closure) {
+    ++NumSkipClosure;
+    return true;
+  }
+  if (auto *GV = dyn_cast<GlobalVariable>(Obj))
+    if (GV->isConstant()) {
+      ++NumSkipConst;
+      return true;
+    }
+  if (isa<AllocaInst>(Obj)) {
+    auto It = CapturedCache.find(Obj);
+    bool Captured;
+    if (It != CapturedCache.end())
+      Captured = It->second;
+    else
+      Captured = CapturedCache[Obj] =
+          !isRegionClosure(Obj) &&
+          PointerMayBeCaptured(Obj, /*ReturnCaptures=*/true,
+                               /*StoreCaptures=*/true);
+    if (!Captured) {
+      ++NumSkipLocal;
+      return true;
+    }
+  }
+  return false;
+}
+
+unsigned Instrumenter::sizedBytes(Type *T) {
+  if (!(T->isIntegerTy() || T->isPointerTy() || T->isHalfTy() ||
+        T->isBFloatTy() || T->isFloatTy() || T->isDoubleTy()))
+    return 0;
+  if (T->isPointerTy() && T->getPointerAddressSpace() != 0)
+    return 0;
+  TypeSize Bits = DL.getTypeSizeInBits(T);
+  if (Bits.isScalable() || DL.getTypeStoreSizeInBits(T) != Bits)
+    return 0;
+  uint64_t B = Bits.getFixedValue();
+  if (B == 8 || B == 16 || B == 32 || B == 64)
+    return B / 8;
+  return 0;
+}
+
+Value *Instrumenter::toInt(IRBuilder<> &B, Value *V, unsigned Bytes) {
+  Type *IT = B.getIntNTy(Bytes * 8);
+  Type *T = V->getType();
+  if (T == IT)
+    return V;
+  if (T->isPointerTy())
+    return B.CreatePtrToInt(V, IT);
+  return B.CreateBitCast(V, IT);
+}
+
+Value *Instrumenter::fromInt(IRBuilder<> &B, Value *V, Type *T) {
+  if (V->getType() == T)
+    return V;
+  if (T->isPointerTy())
+    return B.CreateIntToPtr(V, T);
+  return B.CreateBitCast(V, T);
+}
+
+AllocaInst *Instrumenter::tempAlloca(Type *T) {
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> B(&Entry, Entry.getFirstInsertionPt());
+  AllocaInst *AI = B.CreateAlloca(T, nullptr, "amber.tmp");
+  AI->setAlignment(DL.getPrefTypeAlign(T));
+  return AI;
+}
+
+FunctionCallee Instrumenter::callback(StringRef Base, unsigned Bytes,
+                                      Type *Ret, ArrayRef<Type *> Params) {
+  std::string Name = ("__amber_" + Base).str();
+  if (Bytes)
+    Name += std::to_string(Bytes);
+  return abiFunction(M, Name, FunctionType::get(Ret, Params, false));
+}
+
+bool Instrumenter::instrumentLoad(LoadInst *LI) {
+  Type *T = LI->getType();
+  Value *Addr = LI->getPointerOperand();
+  IRBuilder<> B(LI);
+  Value *V;
+  if (unsigned N = sizedBytes(T)) {
+    Type *IT = B.getIntNTy(N * 8);
+    V = B.CreateCall(callback("load", N, IT, {Ptr}), {Addr});
+    V = fromInt(B, V, T);
+    ++NumLoads;
+  } else {
+    TypeSize Size = DL.getTypeStoreSize(T);
+    if (Size.isScalable())
+      return false;
+    AllocaInst *Tmp = tempAlloca(T);
+    B.CreateCall(callback("loadn", 0, B.getVoidTy(), {Ptr, Ptr, SizeT}),
+                 {Tmp, Addr, ConstantInt::get(SizeT, Size.getFixedValue())});
+    V = B.CreateLoad(T, Tmp);
+    ++NumLoadsN;
+  }
+  if (auto *VI = dyn_cast<Instruction>(V))
+    VI->setDebugLoc(LI->getDebugLoc());
+  V->takeName(LI);
+  LI->replaceAllUsesWith(V);
+  LI->eraseFromParent();
+  return true;
+}
+
+bool Instrumenter::instrumentStore(StoreInst *SI) {
+  Value *V = SI->getValueOperand();
+  Type *T = V->getType();
+  Value *Addr = SI->getPointerOperand();
+  IRBuilder<> B(SI);
+  if (unsigned N = sizedBytes(T)) {
+    B.CreateCall(callback("store", N, B.getVoidTy(), {Ptr, B.getIntNTy(N * 8)}),
+                 {Addr, toInt(B, V, N)});
+    ++NumStores;
+  } else {
+    TypeSize Size = DL.getTypeStoreSize(T);
+    if (Size.isScalable())
+      return false;
+    AllocaInst *Tmp = tempAlloca(T);
+    B.CreateStore(V, Tmp);
+    B.CreateCall(callback("storen", 0, B.getVoidTy(), {Ptr, Ptr, SizeT}),
+                 {Addr, Tmp, ConstantInt::get(SizeT, Size.getFixedValue())});
+    ++NumStoresN;
+  }
+  SI->eraseFromParent();
+  return true;
+}
+
+void Instrumenter::makeIrrevocable(Instruction *Before) {
+  IRBuilder<> B(Before);
+  CallInst *CI = B.CreateCall(abiIrrevocable(M));
+  CI->setDebugLoc(Before->getDebugLoc());
+  ++NumIrrevocable;
+}
+
+bool Instrumenter::instrumentRMW(AtomicRMWInst *RMW) {
+  Value *V = RMW->getValOperand();
+  Type *T = V->getType();
+  unsigned N = sizedBytes(T);
+  if (!N) {
+    // No callback for this width: keep the hardware atomic, make the
+    // transaction irrevocable first.
+    makeIrrevocable(RMW);
+    IrrevocableSites.push_back(nullptr);
+    return true;
+  }
+  IRBuilder<> B(RMW);
+  Type *IT = B.getIntNTy(N * 8);
+  Value *Old = B.CreateCall(
+      callback("rmw", N, IT, {Ptr, IT, I32}),
+      {RMW->getPointerOperand(), toInt(B, V, N),
+       ConstantInt::get(I32, static_cast<unsigned>(RMW->getOperation()))});
+  Old = fromInt(B, Old, T);
+  Old->takeName(RMW);
+  RMW->replaceAllUsesWith(Old);
+  RMW->eraseFromParent();
+  ++NumAtomics;
+  return true;
+}
+
+bool Instrumenter::instrumentCAS(AtomicCmpXchgInst *CAS) {
+  Value *Cmp = CAS->getCompareOperand();
+  Type *T = Cmp->getType();
+  unsigned N = sizedBytes(T);
+  if (!N) {
+    makeIrrevocable(CAS);
+    IrrevocableSites.push_back(nullptr);
+    return true;
+  }
+  IRBuilder<> B(CAS);
+  Type *IT = B.getIntNTy(N * 8);
+  Value *CmpI = toInt(B, Cmp, N);
+  Value *Old =
+      B.CreateCall(callback("cas", N, IT, {Ptr, IT, IT}),
+                   {CAS->getPointerOperand(), CmpI,
+                    toInt(B, CAS->getNewValOperand(), N)});
+  Value *Ok = B.CreateICmpEQ(Old, CmpI);
+  Value *Res = PoisonValue::get(CAS->getType());
+  Res = B.CreateInsertValue(Res, fromInt(B, Old, T), 0);
+  Res = B.CreateInsertValue(Res, Ok, 1);
+  Res->takeName(CAS);
+  CAS->replaceAllUsesWith(Res);
+  CAS->eraseFromParent();
+  ++NumAtomics;
+  return true;
+}
+
+bool Instrumenter::instrumentMemIntrinsic(MemIntrinsic *MI) {
+  IRBuilder<> B(MI);
+  Value *Len = B.CreateZExtOrTrunc(MI->getLength(), SizeT);
+  if (auto *MS = dyn_cast<MemSetInst>(MI)) {
+    if (skipAddress(MS->getDest()))
+      return false;
+    B.CreateCall(callback("memset", 0, Ptr, {Ptr, I32, SizeT}),
+                 {MS->getDest(), B.CreateZExtOrTrunc(MS->getValue(), I32), Len});
+  } else if (auto *MT = dyn_cast<MemTransferInst>(MI)) {
+    if (skipAddress(MT->getDest()) && skipAddress(MT->getSource()))
+      return false;
+    StringRef Name = isa<MemMoveInst>(MT) ? "memmove" : "memcpy";
+    B.CreateCall(callback(Name, 0, Ptr, {Ptr, Ptr, SizeT}),
+                 {MT->getDest(), MT->getSource(), Len});
+  } else {
+    return false;
+  }
+  MI->eraseFromParent();
+  ++NumMemIntrinsics;
+  return true;
+}
+
+// Returns true when it changed the call; sets Irrevocable for unseen code.
+bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
+  Function *Callee =
+      dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
+  if (Callee) {
+    StringRef Name = Callee->getName();
+    if (Callee->isIntrinsic() || isAbiName(Name) || !Callee->isDeclaration())
+      return false;
+    StringRef Repl = libcReplacement(Name);
+    if (!Repl.empty()) {
+      FunctionCallee AF = abiFunction(M, Repl, CB->getFunctionType());
+      CB->setCalledFunction(CB->getFunctionType(), AF.getCallee());
+      ++NumLibcCalls;
+      return true;
+    }
+    // Code that touches no memory needs no transaction support.
+    if (CB->doesNotAccessMemory())
+      return false;
+  } else if (!CB->isInlineAsm() && CB->doesNotAccessMemory()) {
+    return false;
+  }
+  makeIrrevocable(CB);
+  IrrevocableSites.push_back(CB);
+  Irrevocable = true;
+  return true;
+}
+
+FunctionResult Instrumenter::run() {
+  FunctionResult R;
+  SmallVector<LoadInst *, 16> Loads;
+  SmallVector<StoreInst *, 16> Stores;
+  SmallVector<AtomicRMWInst *, 4> RMWs;
+  SmallVector<AtomicCmpXchgInst *, 4> CASes;
+  SmallVector<MemIntrinsic *, 4> MemIntrinsics;
+  SmallVector<CallBase *, 8> Calls;
+
+  // Choose.
+  for (Instruction &I : instructions(F)) {
+    if (auto *LI = dyn_cast<LoadInst>(&I)) {
+      if ((LI->isAtomic() ? ClAtomics : ClLoads) &&
+          !skipAddress(LI->getPointerOperand()))
+        Loads.push_back(LI);
+    } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
+      if ((SI->isAtomic() ? ClAtomics : ClStores) &&
+          !skipAddress(SI->getPointerOperand()))
+        Stores.push_back(SI);
+    } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
+      if (ClAtomics && !skipAddress(RMW->getPointerOperand()))
+        RMWs.push_back(RMW);
+    } else if (auto *CAS = dyn_cast<AtomicCmpXchgInst>(&I)) {
+      if (ClAtomics && !skipAddress(CAS->getPointerOperand()))
+        CASes.push_back(CAS);
+    } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      if (ClMemIntrinsics)
+        MemIntrinsics.push_back(MI);
+    } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+      if (ClCalls && !isa<IntrinsicInst>(CB))
+        Calls.push_back(CB);
+    }
+  }
+
+  // Rewrite.
+  for (LoadInst *LI : Loads)
+    R.Changed |= instrumentLoad(LI);
+  for (StoreInst *SI : Stores)
+    R.Changed |= instrumentStore(SI);
+  for (AtomicRMWInst *RMW : RMWs)
+    R.Changed |= instrumentRMW(RMW);
+  for (AtomicCmpXchgInst *CAS : CASes)
+    R.Changed |= instrumentCAS(CAS);
+  for (MemIntrinsic *MI : MemIntrinsics)
+    R.Changed |= instrumentMemIntrinsic(MI);
+  for (CallBase *CB : Calls)
+    R.Changed |= instrumentCall(CB, R.Irrevocable);
+  if (!IrrevocableSites.empty())
+    R.Irrevocable = true;
+  return R;
+}
+
+static void emitRemarks(Function &F, ArrayRef<CallBase *> Sites) {
+  OptimizationRemarkEmitter ORE(&F);
+  for (CallBase *CB : Sites) {
+    if (!CB)
+      continue;
+    Function *Callee =
+        dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
+    ORE.emit([&] {
+      OptimizationRemarkAnalysis R("amber", "IrrevocableCall", CB);
+      if (Callee)
+        R << "call to " << ore::NV("Callee", Callee->getName());
+      else if (CB->isInlineAsm())
+        R << "inline assembly";
+      else
+        R << "indirect call";
+      R << " cannot be instrumented; an AMBER region that reaches it becomes "
+           "irrevocable";
+      return R;
+    });
+  }
+}
+
+bool instrumentModule(Module &M) {
+  if (M.getNamedMetadata(InstrumentedMD))
+    return false;
+  SmallVector<Function *, 16> Fns = makeClones(M);
+  auto Descs = moduleDescriptors(M);
+
+  DenseMap<Function *, SmallVector<CallBase *, 4>> Sites;
+  DenseSet<Function *> Irrevocable;
+  for (Function *F : Fns) {
+    Instrumenter I(*F);
+    FunctionResult R = I.run();
+    if (R.Irrevocable) {
+      Irrevocable.insert(F);
+      Sites[F] = I.IrrevocableSites;
+    }
+  }
+
+  // Call edges between instrumented functions, including nested regions
+  // (__amber_run(@desc, ...) reaches the desc's region function).
+  DenseMap<GlobalVariable *, Function *> DescFn(Descs.begin(), Descs.end());
+  auto Callees = [&](Function *F) {
+    SmallVector<Function *, 8> Out;
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        auto *Callee = dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
+        if (!Callee)
+          continue;
+        if (Callee->getName() == "__amber_run" && CB->arg_size() >= 1) {
+          if (auto *GV = dyn_cast<GlobalVariable>(
+                  CB->getArgOperand(0)->stripPointerCasts()))
+            if (Function *RF = DescFn.lookup(GV))
+              Out.push_back(RF);
+        } else if (!Callee->isDeclaration()) {
+          Out.push_back(Callee);
+        }
+      }
+    return Out;
+  };
+  DenseSet<Function *> ReachedFromRegion;
+  for (auto &[Desc, RF] : Descs) {
+    DenseSet<Function *> Seen;
+    SmallVector<Function *, 8> Work{RF};
+    bool Irrev = false;
+    while (!Work.empty()) {
+      Function *F = Work.pop_back_val();
+      if (!Seen.insert(F).second)
+        continue;
+      ReachedFromRegion.insert(F);
+      Irrev |= Irrevocable.count(F) != 0;
+      for (Function *G : Callees(F))
+        Work.push_back(G);
+    }
+    if (Irrev)
+      addDescriptorFlags(Desc, AMBER_DESC_IRREVOCABLE);
+  }
+  // Remarks for the unseen calls a region of this module can reach.
+  for (auto &[F, S] : Sites)
+    if (ReachedFromRegion.count(F))
+      emitRemarks(*F, S);
+
+  if (!Fns.empty() || !Descs.empty())
+    emitModuleCtor(M);
+  M.getOrInsertNamedMetadata(InstrumentedMD);
+  return true;
+}
+
+FunctionResult instrumentFunction(Function &F) { return Instrumenter(F).run(); }
+
+} // namespace amber

@@ -1,0 +1,66 @@
+//===- ModuleCtor.cpp - the per-module constructor ------------------------===//
+//
+// Every module with a region or a transactional clone gets, at priority 101:
+//   if (&__amber_module_init == 0) { write(2, <message>); _exit(2); }
+//   __amber_module_init(AMBER_ABI_VERSION);
+// All ABI symbols are extern_weak, so without the runtime the program starts,
+// says how to fix it, and stops before any region could run.
+//===----------------------------------------------------------------------===//
+#include "Amber.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace amber {
+
+static constexpr const char MissingRuntime[] =
+    "amber: error: this program was built with the amber pass but the amber "
+    "runtime is not loaded; link with -lamber (amber-cc does this) or run "
+    "with LD_PRELOAD=/path/to/libamber.so\n";
+
+void emitModuleCtor(Module &M) {
+  if (M.getFunction(CtorName))
+    return;
+  LLVMContext &C = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  IntegerType *SizeT = DL.getIntPtrType(C);
+  auto *I32 = Type::getInt32Ty(C);
+  auto *Void = Type::getVoidTy(C);
+  auto *Ptr = PointerType::getUnqual(C);
+
+  Function *Ctor = Function::Create(FunctionType::get(Void, false),
+                                    GlobalValue::InternalLinkage, CtorName, &M);
+  Ctor->addFnAttr(Attribute::NoUnwind);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", Ctor);
+  BasicBlock *Missing = BasicBlock::Create(C, "missing", Ctor);
+  BasicBlock *Init = BasicBlock::Create(C, "init", Ctor);
+
+  FunctionCallee InitFn =
+      abiFunction(M, "__amber_module_init", FunctionType::get(Void, {I32}, false));
+  IRBuilder<> B(Entry);
+  Value *Absent = B.CreateICmpEQ(InitFn.getCallee(), ConstantPointerNull::get(Ptr));
+  B.CreateCondBr(Absent, Missing, Init);
+
+  B.SetInsertPoint(Missing);
+  FunctionCallee Write = M.getOrInsertFunction(
+      "write", FunctionType::get(SizeT, {I32, Ptr, SizeT}, false));
+  FunctionCallee Exit =
+      M.getOrInsertFunction("_exit", FunctionType::get(Void, {I32}, false));
+  StringRef Msg(MissingRuntime, sizeof(MissingRuntime) - 1);
+  Constant *Str = B.CreateGlobalStringPtr(Msg, "amber.missing_runtime", 0, &M);
+  B.CreateCall(Write, {ConstantInt::get(I32, 2), Str,
+                       ConstantInt::get(SizeT, Msg.size())});
+  CallInst *X = B.CreateCall(Exit, {ConstantInt::get(I32, 2)});
+  X->setDoesNotReturn();
+  B.CreateUnreachable();
+
+  B.SetInsertPoint(Init);
+  B.CreateCall(InitFn, {ConstantInt::get(I32, AMBER_ABI_VERSION)});
+  B.CreateRetVoid();
+
+  appendToGlobalCtors(M, Ctor, 101);
+}
+
+} // namespace amber
