@@ -120,8 +120,35 @@ void *__amber_realloc(void *p, size_t n);
 void __amber_free(void *p);
 
 /* Called before an external call the pass could not see, inside a region:
- * the transaction becomes irrevocable (it will not abort from here on). */
+ * the transaction becomes irrevocable (it will not abort from here on), and
+ * since the callee may write persistent memory without going through the
+ * transaction, the engine must treat the whole heap as possibly written. */
 void __amber_irrevocable(void);
+/* Called before a call to a known libc function that does I/O or has other
+ * outside effects but writes no program memory (printf, puts, write, ...):
+ * the transaction becomes irrevocable, nothing more. */
+void __amber_irrevocable_io(void);
+
+/* Transactional clones of a module, registered by its constructor, so that
+ * indirect calls and calls into other modules inside regions find the clone
+ * of their target at run time. */
+struct __amber_clone {
+  void *fn;    /* the original function */
+  void *clone; /* its transactional clone __amber_tx_<name> */
+};
+void __amber_register_clones(const struct __amber_clone *table, size_t n);
+/* Inside a region, before an indirect call or a call to a function defined
+ * in another module: returns the clone of `fn` when one is registered;
+ * otherwise calls __amber_irrevocable() and returns `fn` itself. */
+void *__amber_clone_of(void *fn);
+
+/* The heap window, for the inline range check the pass emits on stores
+ * outside regions: a store to p goes through __amber_storeN (and memory
+ * intrinsics through __amber_mem*) when
+ *   (uintptr_t)p - __amber_heap_base < __amber_heap_size.
+ * Both are 0 until the heap is open, so nothing matches before that. */
+extern uintptr_t __amber_heap_base;
+extern uintptr_t __amber_heap_size;
 
 #ifdef __cplusplus
 }
