@@ -122,18 +122,39 @@ static uint64_t apply_op(uint64_t old, uint64_t v, int op, unsigned bytes) {
   return r & mask;
 }
 
-/* Persistent locations: read, compute, write through the transaction.
- * Volatile ones stay real atomics (threads outside amber may use them); a
- * transaction that may abort undo-logs the old value first. */
+/* A read-modify-write on the heap outside any region runs as one small
+ * transaction, so it stays atomic against every other one. */
+struct lone_rmw {
+  void *p;
+  uint64_t v, expected, old;
+  int op; /* -1: compare-and-exchange */
+  unsigned n;
+};
+static void lone_rmw_fn(void *arg) {
+  struct lone_rmw *r = arg;
+  uint64_t old = 0, nv;
+  do_load(r->p, &old, r->n);
+  if (r->op < 0) {
+    nv = r->v;
+    if (old == r->expected) do_store(r->p, &nv, r->n);
+  } else {
+    nv = apply_op(old, r->v, r->op, r->n);
+    do_store(r->p, &nv, r->n);
+  }
+  r->old = old;
+}
+static uint64_t heap_rmw(void *p, uint64_t v, uint64_t expected, int op, unsigned n) {
+  struct lone_rmw r = {p, v, expected, 0, op, n};
+  if (amber_thread()->depth) lone_rmw_fn(&r);
+  else amber_tx_run_internal(lone_rmw_fn, &r);
+  return r.old;
+}
+
+/* Volatile locations stay real atomics (threads outside amber may use
+ * them); a transaction that may abort undo-logs the old value first. */
 #define RMW(N, T)                                                              \
   T __amber_rmw##N(void *p, T v, int op) {                                     \
-    if (amber_in_heap(p)) {                                                    \
-      T old;                                                                   \
-      do_load(p, &old, N);                                                     \
-      T nv = (T)apply_op(old, v, op, N);                                       \
-      do_store(p, &nv, N);                                                     \
-      return old;                                                              \
-    }                                                                          \
+    if (amber_in_heap(p)) return (T)heap_rmw(p, v, 0, op, N);                  \
     struct amber_thread *t = amber_thread();                                   \
     if (t->depth && !t->writer) amber_tx_undo_volatile(t, p, N);               \
     T cur = __atomic_load_n((T *)p, __ATOMIC_SEQ_CST);                         \
@@ -149,12 +170,7 @@ RMW(8, uint64_t)
 
 #define CAS(N, T)                                                              \
   T __amber_cas##N(void *p, T expected, T desired) {                           \
-    if (amber_in_heap(p)) {                                                    \
-      T old;                                                                   \
-      do_load(p, &old, N);                                                     \
-      if (old == expected) do_store(p, &desired, N);                           \
-      return old;                                                              \
-    }                                                                          \
+    if (amber_in_heap(p)) return (T)heap_rmw(p, desired, expected, -1, N);    \
     struct amber_thread *t = amber_thread();                                   \
     if (t->depth && !t->writer) amber_tx_undo_volatile(t, p, N);               \
     __atomic_compare_exchange_n((T *)p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \

@@ -39,6 +39,10 @@ struct amber_engine {
   void (*commit)(struct amber_thread *t);
   /* Undoes the transaction's effects on the heap and releases its locks. */
   void (*abort)(struct amber_thread *t);
+  /* The (writing, irrevocable) transaction is about to run code that may
+   * write the heap without going through `store`: the engine must still
+   * commit or roll back those writes as a unit. */
+  void (*unlogged)(struct amber_thread *t);
 };
 
 extern const struct amber_engine amber_engine_romulus;

@@ -16,8 +16,8 @@
 #include "stats.h"
 #include "tx.h"
 
-uintptr_t amber_base;
-uintptr_t amber_size;
+uintptr_t __amber_heap_base;
+uintptr_t __amber_heap_size;
 struct amber_heap amber_the_heap;
 const struct amber_engine *amber_eng;
 int amber_closed;
@@ -79,8 +79,10 @@ static void init(void) {
   amber_eng->open(h);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_eng->name, amber_pm_mode_name());
-  amber_size = h->hdr.data_size;
-  __atomic_store_n(&amber_base, (uintptr_t)h->data, __ATOMIC_RELEASE);
+  /* Base first: a check that sees the new size also sees the new base
+   * (initialisation normally runs before main, with one thread). */
+  __atomic_store_n(&__amber_heap_base, (uintptr_t)h->data, __ATOMIC_RELEASE);
+  __atomic_store_n(&__amber_heap_size, h->hdr.data_size, __ATOMIC_RELEASE);
   atexit(close_at_exit);
 }
 

@@ -6,16 +6,17 @@
 
 #include "heap.h"
 
-/* The heap window [amber_base, amber_base + amber_size): canonical addresses
- * of the data area.  Zero until the heap is open. */
-extern uintptr_t amber_base;
-extern uintptr_t amber_size;
+/* The heap window [__amber_heap_base, __amber_heap_base + __amber_heap_size):
+ * canonical addresses of the data area.  Zero until the heap is open; the
+ * pass reads them for its range checks outside regions. */
+extern uintptr_t __amber_heap_base;
+extern uintptr_t __amber_heap_size;
 extern struct amber_heap amber_the_heap;
 extern const struct amber_engine *amber_eng;
 extern int amber_closed;
 
 static inline int amber_in_heap(const void *p) {
-  return (uintptr_t)p - amber_base < amber_size;
+  return (uintptr_t)p - __amber_heap_base < __amber_heap_size;
 }
 
 /* Opens (creating if needed) and recovers the heap once; fatal on error. */

@@ -170,7 +170,14 @@ void amber_tx_run_internal(void (*fn)(void *), void *arg) {
   finish(t);
 }
 
-void __amber_irrevocable(void) {
+void __amber_irrevocable_io(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+}
+
+void __amber_irrevocable(void) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth == 0) return;
+  if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  amber_eng->unlogged(t);
 }

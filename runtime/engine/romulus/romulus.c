@@ -71,6 +71,7 @@ struct rom_log {
   uint64_t *set;   /* open addressing; entry = offset + 1, 0 = empty */
   size_t setcap;
   int mutating;    /* state MUTATING was made durable by this transaction */
+  int unlogged;    /* code outside amber may have written main anywhere */
 };
 
 static struct rom_log *log_of(struct amber_thread *t) {
@@ -137,6 +138,7 @@ static void log_reset(struct rom_log *l) {
   }
   l->n = 0;
   l->mutating = 0;
+  l->unlogged = 0;
 }
 
 static void set_state(struct amber_heap *h, uint64_t s, int fence) {
@@ -144,6 +146,10 @@ static void set_state(struct amber_heap *h, uint64_t s, int fence) {
   if (fence) amber_pm_persist(&h->status->engine_state, 8, AMBER_PM_HEADER);
   else amber_pm_flush(&h->status->engine_state, 8, AMBER_PM_HEADER);
 }
+
+static uint64_t each_changed_page(struct amber_heap *h, void (*fn)(struct amber_heap *, uint64_t off));
+static void flush_main_page(struct amber_heap *h, uint64_t off);
+static void copy_page_to_back(struct amber_heap *h, uint64_t off);
 
 /* ---- heap life cycle ---- */
 
@@ -211,7 +217,23 @@ static void rom_open(struct amber_heap *h) {
 static void rom_close(struct amber_heap *h) {
   /* Blocks every later transaction: the process is going away. */
   write_lock();
-  (void)h;
+  /* Every committed write went through the log, so the twins are equal,
+   * unless code amber did not instrument wrote the heap outside regions.
+   * Such writes are not crash-safe; say so, and keep them at least on a
+   * clean exit (main is the truth: no transaction is running). */
+  uint64_t differ = each_changed_page(h, NULL);
+  if (differ) {
+    amber_warn("%llu pages of heap %s were written outside AMBER regions by code amber did not instrument; "
+               "those writes were not crash-safe (saved now, at a clean exit). Write persistent memory inside regions, "
+               "from code compiled with amber-cc",
+               (unsigned long long)differ, h->path);
+    each_changed_page(h, flush_main_page);
+    amber_pm_fence(AMBER_PM_DATA);
+    set_state(h, ROM_CPY, 1);
+    each_changed_page(h, copy_page_to_back);
+    amber_pm_fence(AMBER_PM_CKPT);
+    set_state(h, ROM_IDLE, 1);
+  }
 }
 
 /* ---- transactions ---- */
@@ -226,23 +248,83 @@ static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t
   memcpy(dst, addr, n);
 }
 
-static void rom_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
-  if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
-  struct rom_log *l = log_of(t);
+static inline void begin_mutation(struct amber_thread *t, struct rom_log *l) {
   if (!l->mutating) {
     /* Fence 1: MUTATING is durable before main changes. */
     set_state(heap, ROM_MUT, 1);
     l->mutating = 1;
     t->wrote = 1;
   }
+}
+
+static void rom_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  struct rom_log *l = log_of(t);
+  begin_mutation(t, l);
   uint64_t off = (uint64_t)((char *)addr - heap->data);
   for (uint64_t line = off & ~(uint64_t)(AMBER_LINE - 1); line < off + n; line += AMBER_LINE) add_line(l, line);
   memmove(addr, src, n);
 }
 
+/* Irrevocable code that amber never instrumented may write main anywhere:
+ * from now on main is MUTATING, and the commit compares the twins instead
+ * of trusting the log. */
+static void rom_unlogged(struct amber_thread *t) {
+  struct rom_log *l = log_of(t);
+  begin_mutation(t, l);
+  l->unlogged = 1;
+}
+
+/* Calls fn on each page of main that differs from back, among the pages
+ * that can hold data: the metadata pages and allocated pages (per either
+ * twin's page table, so a page allocated or freed by the transaction
+ * counts).  Returns how many. */
+static uint64_t each_changed_page(struct amber_heap *h, void (*fn)(struct amber_heap *, uint64_t off)) {
+  const struct amber_data_header *dh = amber_heap_dh(h);
+  const struct amber_page_desc *pm = (const void *)(h->data + dh->pagetab_off);
+  const struct amber_page_desc *pb = (const void *)(h->engine_area + dh->pagetab_off);
+  uint64_t n = 0, run_end = 0;
+  for (uint64_t p = 0; p < dh->npages; p++) {
+    for (int twin = 0; twin < 2; twin++) {
+      const struct amber_page_desc *d = twin ? &pb[p] : &pm[p];
+      if (d->kind == AMBER_PAGE_LARGE && d->npages && p + d->npages > run_end) run_end = p + d->npages;
+      if (d->kind == AMBER_PAGE_SLAB && p + 1 > run_end) run_end = p + 1;
+    }
+    if (p >= dh->first_page && p >= run_end) continue;
+    uint64_t off = p * AMBER_PAGE;
+    if (memcmp(h->data + off, h->engine_area + off, AMBER_PAGE) == 0) continue;
+    n++;
+    if (fn) fn(h, off);
+  }
+  return n;
+}
+
+static void flush_main_page(struct amber_heap *h, uint64_t off) {
+  amber_pm_flush(h->data + off, AMBER_PAGE, off < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
+}
+
+static void copy_page_to_back(struct amber_heap *h, uint64_t off) {
+  memcpy(h->engine_area + off, h->data + off, AMBER_PAGE);
+  amber_pm_flush(h->engine_area + off, AMBER_PAGE, AMBER_PM_CKPT);
+}
+
+/* Commit of a transaction whose writes are not all in the log: the same
+ * four fences, over every page that changed. */
+static void commit_unlogged(struct amber_heap *h) {
+  each_changed_page(h, flush_main_page);
+  amber_pm_fence(AMBER_PM_DATA);
+  set_state(h, ROM_CPY, 1);
+  each_changed_page(h, copy_page_to_back);
+  amber_pm_fence(AMBER_PM_CKPT);
+  set_state(h, ROM_IDLE, 0);
+}
+
 static void rom_commit(struct amber_thread *t) {
   struct rom_log *l = log_of(t);
-  if (l->mutating) {
+  if (l->mutating && l->unlogged) {
+    commit_unlogged(heap);
+    log_reset(l);
+  } else if (l->mutating) {
     /* Fence 2: the transaction's lines of main are durable. */
     for (size_t i = 0; i < l->n; i++)
       amber_pm_flush(heap->data + l->lines[i], AMBER_LINE, l->lines[i] < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
@@ -286,4 +368,5 @@ const struct amber_engine amber_engine_romulus = {
     .store = rom_store,
     .commit = rom_commit,
     .abort = rom_abort,
+    .unlogged = rom_unlogged,
 };

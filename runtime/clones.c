@@ -1,0 +1,70 @@
+/* The registry of transactional clones: modules register theirs from their
+ * constructors; indirect calls inside regions look their target up here. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "amber_interface.h"
+#include "diag.h"
+
+/* Open addressing, never shrinking; readers run without the lock, so a
+ * grown table replaces the old one (which is kept: readers may hold it). */
+struct table {
+  size_t cap; /* power of two */
+  struct __amber_clone slot[];
+};
+static struct table *tab;
+static size_t used;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline size_t hash(const void *fn, size_t cap) {
+  return (size_t)(((uintptr_t)fn >> 4) * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+}
+
+static void put(struct table *t, void *fn, void *clone) {
+  for (size_t h = hash(fn, t->cap);; h = (h + 1) & (t->cap - 1)) {
+    if (t->slot[h].fn == fn || !t->slot[h].fn) {
+      t->slot[h].clone = clone;
+      __atomic_store_n(&t->slot[h].fn, fn, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+}
+
+void __amber_register_clones(const struct __amber_clone *entries, size_t n) {
+  pthread_mutex_lock(&lock);
+  struct table *t = tab;
+  if (!t || 2 * (used + 2 * n) > t->cap) {
+    size_t cap = t ? t->cap : 256;
+    while (2 * (used + 2 * n) > cap) cap *= 2;
+    struct table *nt = calloc(1, sizeof *nt + cap * sizeof nt->slot[0]);
+    if (!nt) amber_fatal("out of memory for the clone registry (%zu entries)", cap);
+    nt->cap = cap;
+    if (t)
+      for (size_t i = 0; i < t->cap; i++)
+        if (t->slot[i].fn) put(nt, t->slot[i].fn, t->slot[i].clone);
+    __atomic_store_n(&tab, nt, __ATOMIC_RELEASE);
+    t = nt;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (entries[i].fn && entries[i].clone) {
+      put(t, entries[i].fn, entries[i].clone);
+      put(t, entries[i].clone, entries[i].clone); /* a clone's own address */
+      used += 2;
+    }
+  pthread_mutex_unlock(&lock);
+}
+
+void *__amber_clone_of(void *fn) {
+  struct table *t = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+  if (t) {
+    for (size_t h = hash(fn, t->cap);; h = (h + 1) & (t->cap - 1)) {
+      void *f = __atomic_load_n(&t->slot[h].fn, __ATOMIC_ACQUIRE);
+      if (f == fn) return t->slot[h].clone;
+      if (!f) break;
+    }
+  }
+  /* Code amber never instrumented: it may write the heap behind the
+   * transaction's back. */
+  __amber_irrevocable();
+  return fn;
+}
