@@ -26,6 +26,10 @@ static void lone_store_fn(void *arg) {
 static inline void do_load(const void *p, void *dst, size_t n) {
   if (amber_in_heap(p)) {
     check_span(p, n);
+    if (amber_eng->direct_reads) {
+      memcpy(dst, p, n);
+      return;
+    }
     struct amber_thread *t = amber_thread();
     if (t->depth) {
       amber_tx_read(t, p, dst, n);
