@@ -35,6 +35,28 @@ FunctionCallee abiIrrevocable(Module &M) {
                      FunctionType::get(Type::getVoidTy(C), false));
 }
 
+FunctionCallee abiIrrevocableIo(Module &M) {
+  LLVMContext &C = M.getContext();
+  return abiFunction(M, "__amber_irrevocable_io",
+                     FunctionType::get(Type::getVoidTy(C), false));
+}
+
+FunctionCallee abiCloneOf(Module &M) {
+  LLVMContext &C = M.getContext();
+  auto *Ptr = PointerType::getUnqual(C);
+  // void *__amber_clone_of(void *fn)
+  return abiFunction(M, "__amber_clone_of",
+                     FunctionType::get(Ptr, {Ptr}, false));
+}
+
+GlobalVariable *abiGlobal(Module &M, StringRef Name) {
+  Type *IntPtr = M.getDataLayout().getIntPtrType(M.getContext());
+  if (GlobalVariable *GV = M.getGlobalVariable(Name))
+    return GV;
+  return new GlobalVariable(M, IntPtr, /*isConstant=*/false,
+                            GlobalValue::ExternalWeakLinkage, nullptr, Name);
+}
+
 bool isAbiName(StringRef Name) { return Name.startswith(AbiPrefix); }
 
 } // namespace amber

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include <cstdint>
 #include <string>
@@ -40,6 +41,10 @@ llvm::FunctionCallee abiFunction(llvm::Module &M, llvm::StringRef Name,
                                  llvm::FunctionType *Ty);
 llvm::FunctionCallee abiRun(llvm::Module &M);
 llvm::FunctionCallee abiIrrevocable(llvm::Module &M);
+llvm::FunctionCallee abiIrrevocableIo(llvm::Module &M);
+llvm::FunctionCallee abiCloneOf(llvm::Module &M); // ptr (ptr)
+// The extern_weak uintptr_t __amber_heap_base / __amber_heap_size.
+llvm::GlobalVariable *abiGlobal(llvm::Module &M, llvm::StringRef Name);
 bool isAbiName(llvm::StringRef Name);
 
 //--- Diagnostics.cpp -------------------------------------------------------
@@ -97,12 +102,23 @@ bool outlineAtomicFunctions(llvm::Module &M);
 // Creates __amber_tx_<f> for every eligible defined function; redirects the
 // direct calls made from region functions and clones.  Returns the functions
 // to instrument (region functions and clones).
-llvm::SmallVector<llvm::Function *, 16> makeClones(llvm::Module &M);
+// CloneTable receives (original, clone) for every function that has a clone.
+llvm::SmallVector<llvm::Function *, 16> makeClones(
+    llvm::Module &M,
+    llvm::SmallVectorImpl<std::pair<llvm::Function *, llvm::Function *>>
+        &CloneTable);
 bool isRegionFunction(const llvm::Function &F);
+bool isCloneFunction(const llvm::Function &F);
 
 //--- LibcCalls.cpp ---------------------------------------------------------
 // "__amber_<name>" if Name is a libc function the runtime wraps, else "".
 llvm::StringRef libcReplacement(llvm::StringRef Name);
+// The same, restricted to the functions that write memory (memcpy, memmove,
+// memset, strcpy, strncpy, strcat, strncat): rewritten outside regions too.
+llvm::StringRef libcWriterReplacement(llvm::StringRef Name);
+// True for a libc function that does I/O or ends the process but writes no
+// program memory (printf, puts, write, exit, ...).
+bool isIoCall(llvm::StringRef Name);
 
 //--- Instrument.cpp --------------------------------------------------------
 struct FunctionResult {
@@ -111,9 +127,27 @@ struct FunctionResult {
 };
 FunctionResult instrumentFunction(llvm::Function &F);
 bool instrumentModule(llvm::Module &M);
+// Replaces one store / atomicrmw / cmpxchg / memory intrinsic by its
+// callback, unconditionally (used by the outside-region instrumentation on
+// the persistent side of its range check).  False if it has no callback.
+bool rewriteWithCallback(llvm::Instruction &I);
+// The -amber-instrument-* options, for the outside-region instrumentation.
+bool outsideStoresEnabled(const llvm::StoreInst &SI);
+bool outsideAtomicsEnabled();
+bool outsideMemIntrinsicsEnabled();
+bool outsideCallsEnabled();
+
+//--- Outside.cpp -----------------------------------------------------------
+// Range checks on the stores of the functions outside regions (originals)
+// and rewrites of libc writers there.  True if F changed.
+bool instrumentOutside(llvm::Function &F);
+bool wantsOutsideInstrumentation(const llvm::Function &F);
 
 //--- ModuleCtor.cpp --------------------------------------------------------
-void emitModuleCtor(llvm::Module &M);
+// Also emits the clone table amber.clones and registers it when non-empty.
+void emitModuleCtor(
+    llvm::Module &M,
+    llvm::ArrayRef<std::pair<llvm::Function *, llvm::Function *>> CloneTable);
 
 } // namespace amber
 

@@ -4,8 +4,11 @@
 // pass's own functions excepted) gets a clone __amber_tx_<name> that is
 // instrumented like a region.  Inside region functions and clones, direct
 // calls to a function with a clone call the clone.  Clones of externally
-// visible functions are externally visible too, so a region in another
-// module (built with the pass) could call them; internal stays internal.
+// visible functions are externally visible too; internal stays internal.
+// The (original, clone) pairs go into the module's clone table, registered
+// with the runtime by the module constructor, so that indirect calls and
+// calls into other modules inside regions find the clones at run time
+// (__amber_clone_of).
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/Statistic.h"
@@ -25,7 +28,7 @@ bool isRegionFunction(const Function &F) {
   return F.hasFnAttribute(RegionAttr);
 }
 
-static bool isClone(const Function &F) {
+bool isCloneFunction(const Function &F) {
   return F.getName().startswith(ClonePrefix);
 }
 
@@ -43,7 +46,9 @@ static GlobalValue::LinkageTypes cloneLinkage(const Function &F) {
   return F.getLinkage();
 }
 
-SmallVector<Function *, 16> makeClones(Module &M) {
+SmallVector<Function *, 16>
+makeClones(Module &M,
+           SmallVectorImpl<std::pair<Function *, Function *>> &CloneTable) {
   SmallVector<Function *, 16> Originals;
   for (Function &F : M)
     if (wantsClone(F))
@@ -66,11 +71,12 @@ SmallVector<Function *, 16> makeClones(Module &M) {
       ++NumClones;
     }
     CloneOf[F] = C;
+    CloneTable.push_back({F, C});
   }
 
   SmallVector<Function *, 16> Work;
   for (Function &F : M)
-    if (!F.isDeclaration() && (isRegionFunction(F) || isClone(F)))
+    if (!F.isDeclaration() && (isRegionFunction(F) || isCloneFunction(F)))
       Work.push_back(&F);
   for (Function *F : Work)
     for (Instruction &I : instructions(*F))

@@ -5,7 +5,11 @@
 // region function or transactional clone becomes a call into the runtime,
 // which performs the access.  Skipped (provably not persistent): accesses to
 // non-escaping allocas, constant globals, other address spaces, and the
-// region's own closure (it lives in the caller's stack frame).
+// region's own closure (it lives in the caller's stack frame).  Calls: libc
+// wrappers, __amber_clone_of for indirect calls and calls to other modules,
+// __amber_irrevocable_io for known I/O, __amber_irrevocable for the rest.
+// instrumentModule also drives the clones, the outside-region range checks
+// (Outside.cpp) and the module constructor with its clone table.
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/DenseMap.h"
@@ -13,12 +17,14 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace llvm;
 
@@ -39,6 +45,10 @@ static cl::opt<bool> ClMemIntrinsics(
 static cl::opt<bool> ClCalls(
     "amber-instrument-calls", cl::init(true), cl::Hidden,
     cl::desc("Rewrite libc calls and mark calls to unseen code irrevocable"));
+static cl::opt<bool> ClOutside(
+    "amber-instrument-outside", cl::init(true), cl::Hidden,
+    cl::desc("Range-check stores outside AMBER regions against the heap "
+             "window and rewrite libc writers there"));
 
 STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
@@ -48,6 +58,9 @@ STATISTIC(NumAtomics, "Number of atomic accesses instrumented");
 STATISTIC(NumMemIntrinsics, "Number of memory intrinsics instrumented");
 STATISTIC(NumLibcCalls, "Number of libc calls rewritten");
 STATISTIC(NumIrrevocable, "Number of calls made irrevocable");
+STATISTIC(NumIrrevocableIo, "Number of I/O calls made irrevocable (io)");
+STATISTIC(NumCloneOf, "Number of indirect or external calls resolved through "
+                      "__amber_clone_of");
 STATISTIC(NumSkipLocal, "Number of accesses to non-escaping allocas skipped");
 STATISTIC(NumSkipConst, "Number of accesses to constant globals skipped");
 STATISTIC(NumSkipClosure, "Number of accesses to the region closure skipped");
@@ -56,6 +69,17 @@ STATISTIC(NumSkipAddrSpace, "Number of accesses to other address spaces "
 
 namespace amber {
 namespace {
+
+// Why a call site inside a region or clone was marked (for remarks).
+enum class SiteKind {
+  Irrevocable, // __amber_irrevocable(): the callee cannot be instrumented
+  Io,          // __amber_irrevocable_io(): known I/O, writes no memory
+  Resolved,    // __amber_clone_of(): resolved at run time
+};
+struct Site {
+  CallBase *CB; // null for an atomic of a width without callback
+  SiteKind Kind;
+};
 
 class Instrumenter {
 public:
@@ -68,7 +92,11 @@ public:
   }
 
   FunctionResult run();
-  SmallVector<CallBase *, 4> IrrevocableSites;
+  SmallVector<Site, 4> IrrevocableSites;
+  // Outside mode: rewrite the given access unconditionally (the caller has
+  // already range-checked it).
+  bool Outside = false;
+  bool rewrite(Instruction *I);
 
 private:
   Function &F;
@@ -96,6 +124,9 @@ private:
   bool instrumentMemIntrinsic(MemIntrinsic *MI);
   bool instrumentCall(CallBase *CB, bool &Irrevocable);
   void makeIrrevocable(Instruction *Before);
+  void makeIrrevocableIo(Instruction *Before);
+  void resolveAtRunTime(CallBase *CB);
+  bool isKnownLibFunction(const Function &Callee);
 };
 
 } // namespace
@@ -134,6 +165,8 @@ static bool isRegionClosure(const Value *V) {
 }
 
 bool Instrumenter::skipAddress(Value *Addr) {
+  if (Outside)
+    return false;
   if (Addr->getType()->getPointerAddressSpace() != 0) {
     ++NumSkipAddrSpace;
     return true;
@@ -273,6 +306,39 @@ void Instrumenter::makeIrrevocable(Instruction *Before) {
   ++NumIrrevocable;
 }
 
+void Instrumenter::makeIrrevocableIo(Instruction *Before) {
+  IRBuilder<> B(Before);
+  CallInst *CI = B.CreateCall(abiIrrevocableIo(M));
+  CI->setDebugLoc(Before->getDebugLoc());
+  ++NumIrrevocableIo;
+}
+
+// %c = call ptr @__amber_clone_of(ptr %target); call %c(...): the runtime
+// returns the registered clone, or makes the transaction irrevocable and
+// returns the target.
+void Instrumenter::resolveAtRunTime(CallBase *CB) {
+  IRBuilder<> B(CB);
+  Value *Target = CB->getCalledOperand();
+  CallInst *CI = B.CreateCall(abiCloneOf(M), {Target}, "amber.callee");
+  CI->setDebugLoc(CB->getDebugLoc());
+  CB->setCalledOperand(CI);
+  ++NumCloneOf;
+}
+
+// A function of the C library (or another runtime library LLVM knows by
+// name and prototype): definitely has no transactional clone.
+bool Instrumenter::isKnownLibFunction(const Function &Callee) {
+  static thread_local std::unique_ptr<TargetLibraryInfoImpl> TLII;
+  static thread_local std::string TLIITriple;
+  if (!TLII || TLIITriple != M.getTargetTriple()) {
+    TLII = std::make_unique<TargetLibraryInfoImpl>(Triple(M.getTargetTriple()));
+    TLIITriple = M.getTargetTriple();
+  }
+  TargetLibraryInfo TLI(*TLII);
+  LibFunc LF;
+  return TLI.getLibFunc(Callee, LF) && TLI.has(LF);
+}
+
 bool Instrumenter::instrumentRMW(AtomicRMWInst *RMW) {
   Value *V = RMW->getValOperand();
   Type *T = V->getType();
@@ -281,7 +347,7 @@ bool Instrumenter::instrumentRMW(AtomicRMWInst *RMW) {
     // No callback for this width: keep the hardware atomic, make the
     // transaction irrevocable first.
     makeIrrevocable(RMW);
-    IrrevocableSites.push_back(nullptr);
+    IrrevocableSites.push_back({nullptr, SiteKind::Irrevocable});
     return true;
   }
   IRBuilder<> B(RMW);
@@ -304,7 +370,7 @@ bool Instrumenter::instrumentCAS(AtomicCmpXchgInst *CAS) {
   unsigned N = sizedBytes(T);
   if (!N) {
     makeIrrevocable(CAS);
-    IrrevocableSites.push_back(nullptr);
+    IrrevocableSites.push_back({nullptr, SiteKind::Irrevocable});
     return true;
   }
   IRBuilder<> B(CAS);
@@ -365,13 +431,46 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
     // Code that touches no memory needs no transaction support.
     if (CB->doesNotAccessMemory())
       return false;
-  } else if (!CB->isInlineAsm() && CB->doesNotAccessMemory()) {
-    return false;
+    Irrevocable = true;
+    if (isIoCall(Name)) {
+      makeIrrevocableIo(CB);
+      IrrevocableSites.push_back({CB, SiteKind::Io});
+      return true;
+    }
+    if (isKnownLibFunction(*Callee) || isa<CallBrInst>(CB)) {
+      makeIrrevocable(CB);
+      IrrevocableSites.push_back({CB, SiteKind::Irrevocable});
+      return true;
+    }
+    // Declared here, maybe defined (and cloned) in another module.
+    resolveAtRunTime(CB);
+    IrrevocableSites.push_back({CB, SiteKind::Resolved});
+    return true;
   }
-  makeIrrevocable(CB);
-  IrrevocableSites.push_back(CB);
+  if (!CB->isInlineAsm() && CB->doesNotAccessMemory())
+    return false;
   Irrevocable = true;
+  if (CB->isInlineAsm() || isa<CallBrInst>(CB)) {
+    makeIrrevocable(CB);
+    IrrevocableSites.push_back({CB, SiteKind::Irrevocable});
+    return true;
+  }
+  // Indirect call: no remark (the target is known only at run time).
+  resolveAtRunTime(CB);
   return true;
+}
+
+bool Instrumenter::rewrite(Instruction *I) {
+  if (auto *SI = dyn_cast<StoreInst>(I))
+    return instrumentStore(SI);
+  if (auto *RMW = dyn_cast<AtomicRMWInst>(I))
+    return sizedBytes(RMW->getValOperand()->getType()) && instrumentRMW(RMW);
+  if (auto *CAS = dyn_cast<AtomicCmpXchgInst>(I))
+    return sizedBytes(CAS->getCompareOperand()->getType()) &&
+           instrumentCAS(CAS);
+  if (auto *MI = dyn_cast<MemIntrinsic>(I))
+    return instrumentMemIntrinsic(MI);
+  return false;
 }
 
 FunctionResult Instrumenter::run() {
@@ -426,13 +525,17 @@ FunctionResult Instrumenter::run() {
   return R;
 }
 
-static void emitRemarks(Function &F, ArrayRef<CallBase *> Sites) {
+static void emitRemarks(Function &F, ArrayRef<Site> Sites) {
   OptimizationRemarkEmitter ORE(&F);
-  for (CallBase *CB : Sites) {
+  for (const Site &S : Sites) {
+    CallBase *CB = S.CB;
     if (!CB)
       continue;
-    Function *Callee =
-        dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
+    Value *Target = CB->getCalledOperand();
+    if (S.Kind == SiteKind::Resolved)
+      if (auto *CloneOf = dyn_cast<CallInst>(Target))
+        Target = CloneOf->getArgOperand(0);
+    Function *Callee = dyn_cast<Function>(Target->stripPointerCasts());
     ORE.emit([&] {
       OptimizationRemarkAnalysis R("amber", "IrrevocableCall", CB);
       if (Callee)
@@ -441,8 +544,20 @@ static void emitRemarks(Function &F, ArrayRef<CallBase *> Sites) {
         R << "inline assembly";
       else
         R << "indirect call";
-      R << " cannot be instrumented; an AMBER region that reaches it becomes "
-           "irrevocable";
+      switch (S.Kind) {
+      case SiteKind::Irrevocable:
+        R << " cannot be instrumented; an AMBER region that reaches it "
+             "becomes irrevocable";
+        break;
+      case SiteKind::Io:
+        R << " does I/O; an AMBER region that reaches it becomes irrevocable";
+        break;
+      case SiteKind::Resolved:
+        R << " is resolved at run time: its transactional clone is called "
+             "when the module defining it was built with amber, otherwise an "
+             "AMBER region that reaches it becomes irrevocable";
+        break;
+      }
       return R;
     });
   }
@@ -451,10 +566,11 @@ static void emitRemarks(Function &F, ArrayRef<CallBase *> Sites) {
 bool instrumentModule(Module &M) {
   if (M.getNamedMetadata(InstrumentedMD))
     return false;
-  SmallVector<Function *, 16> Fns = makeClones(M);
+  SmallVector<std::pair<Function *, Function *>, 16> CloneTable;
+  SmallVector<Function *, 16> Fns = makeClones(M, CloneTable);
   auto Descs = moduleDescriptors(M);
 
-  DenseMap<Function *, SmallVector<CallBase *, 4>> Sites;
+  DenseMap<Function *, SmallVector<Site, 4>> Sites;
   DenseSet<Function *> Irrevocable;
   for (Function *F : Fns) {
     Instrumenter I(*F);
@@ -508,12 +624,34 @@ bool instrumentModule(Module &M) {
     if (ReachedFromRegion.count(F))
       emitRemarks(*F, S);
 
-  if (!Fns.empty() || !Descs.empty())
-    emitModuleCtor(M);
+  // Outside regions: the original functions (not region functions, clones,
+  // or the pass's own), in every module, since any code may be handed a
+  // pointer into the heap.
+  bool OutsideChanged = false;
+  if (ClOutside)
+    for (Function &F : M)
+      if (wantsOutsideInstrumentation(F))
+        OutsideChanged |= instrumentOutside(F);
+
+  if (!Fns.empty() || !Descs.empty() || OutsideChanged)
+    emitModuleCtor(M, CloneTable);
   M.getOrInsertNamedMetadata(InstrumentedMD);
   return true;
 }
 
 FunctionResult instrumentFunction(Function &F) { return Instrumenter(F).run(); }
+
+bool rewriteWithCallback(Instruction &I) {
+  Instrumenter In(*I.getFunction());
+  In.Outside = true;
+  return In.rewrite(&I);
+}
+
+bool outsideStoresEnabled(const StoreInst &SI) {
+  return SI.isAtomic() ? ClAtomics : ClStores;
+}
+bool outsideAtomicsEnabled() { return ClAtomics; }
+bool outsideMemIntrinsicsEnabled() { return ClMemIntrinsics; }
+bool outsideCallsEnabled() { return ClCalls; }
 
 } // namespace amber

@@ -38,4 +38,38 @@ StringRef libcReplacement(StringRef Name) {
       .Default("");
 }
 
+StringRef libcWriterReplacement(StringRef Name) {
+  return StringSwitch<StringRef>(Name)
+      .Case("memcpy", "__amber_memcpy")
+      .Case("memmove", "__amber_memmove")
+      .Case("memset", "__amber_memset")
+      .Case("strcpy", "__amber_strcpy")
+      .Case("strncpy", "__amber_strncpy")
+      .Case("strcat", "__amber_strcat")
+      .Case("strncat", "__amber_strncat")
+      .Default("");
+}
+
+// Functions with outside effects (I/O, ending the process) that write no
+// program memory: no pointer argument they write through (so never sprintf,
+// snprintf, fread, read, fgets, scanf, ...).  Writing into a FILE's buffer is
+// libc's memory, not the program's.  Inside a region they make the
+// transaction irrevocable (__amber_irrevocable_io) but need not make the
+// engine assume the whole heap was written.
+bool isIoCall(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("printf", "fprintf", "vprintf", "vfprintf", "dprintf", true)
+      .Cases("vdprintf", "__printf_chk", "__fprintf_chk", "__vprintf_chk",
+             "__vfprintf_chk", true)
+      .Cases("__dprintf_chk", "__vdprintf_chk", true)
+      .Cases("puts", "fputs", "fputs_unlocked", "putchar", "putchar_unlocked",
+             true)
+      .Cases("fputc", "fputc_unlocked", "putc", "putc_unlocked", true)
+      .Cases("fwrite", "fwrite_unlocked", "fflush", "fflush_unlocked", true)
+      .Cases("write", "pwrite", "pwrite64", "fsync", "fdatasync", true)
+      .Cases("perror", "syslog", "vsyslog", true)
+      .Cases("exit", "_exit", "_Exit", "quick_exit", "abort", true)
+      .Default(false);
+}
+
 } // namespace amber

@@ -3,6 +3,7 @@
 // Every module with a region or a transactional clone gets, at priority 101:
 //   if (&__amber_module_init == 0) { write(2, <message>); _exit(2); }
 //   __amber_module_init(AMBER_ABI_VERSION);
+//   __amber_register_clones(amber.clones, n);   (when the module has clones)
 // All ABI symbols are extern_weak, so without the runtime the program starts,
 // says how to fix it, and stops before any region could run.
 //===----------------------------------------------------------------------===//
@@ -20,7 +21,28 @@ static constexpr const char MissingRuntime[] =
     "runtime is not loaded; link with -lamber (amber-cc does this) or run "
     "with LD_PRELOAD=/path/to/libamber.so\n";
 
-void emitModuleCtor(Module &M) {
+// @amber.clones: private constant [n x struct __amber_clone { fn, clone }].
+static GlobalVariable *
+emitCloneTable(Module &M, ArrayRef<std::pair<Function *, Function *>> Table) {
+  LLVMContext &C = M.getContext();
+  auto *Ptr = PointerType::getUnqual(C);
+  StructType *EntryTy = StructType::getTypeByName(C, "struct.__amber_clone");
+  if (!EntryTy)
+    EntryTy = StructType::create(C, {Ptr, Ptr}, "struct.__amber_clone");
+  SmallVector<Constant *, 16> Entries;
+  for (auto &[F, Clone] : Table)
+    Entries.push_back(ConstantStruct::get(EntryTy, {F, Clone}));
+  auto *ArrTy = ArrayType::get(EntryTy, Entries.size());
+  auto *GV = new GlobalVariable(M, ArrTy, /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage,
+                                ConstantArray::get(ArrTy, Entries),
+                                "amber.clones");
+  GV->setAlignment(Align(8));
+  return GV;
+}
+
+void emitModuleCtor(Module &M,
+                    ArrayRef<std::pair<Function *, Function *>> CloneTable) {
   if (M.getFunction(CtorName))
     return;
   LLVMContext &C = M.getContext();
@@ -58,6 +80,13 @@ void emitModuleCtor(Module &M) {
 
   B.SetInsertPoint(Init);
   B.CreateCall(InitFn, {ConstantInt::get(I32, AMBER_ABI_VERSION)});
+  if (!CloneTable.empty()) {
+    GlobalVariable *Table = emitCloneTable(M, CloneTable);
+    FunctionCallee Register = abiFunction(
+        M, "__amber_register_clones", FunctionType::get(Void, {Ptr, SizeT}, false));
+    B.CreateCall(Register,
+                 {Table, ConstantInt::get(SizeT, CloneTable.size())});
+  }
   B.CreateRetVoid();
 
   appendToGlobalCtors(M, Ctor, 101);

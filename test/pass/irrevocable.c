@@ -1,10 +1,17 @@
-// Calls to code the pass cannot see (unknown externals, indirect calls) are
-// preceded by __amber_irrevocable(), produce a remark, and set
-// AMBER_DESC_IRREVOCABLE on every region that reaches them.
+// Calls inside regions (and clones) to code the pass cannot instrument:
+//  - known I/O (printf, ...): __amber_irrevocable_io() before the call;
+//  - other known library functions (qsort, ...): __amber_irrevocable();
+//  - indirect calls and functions declared but not defined here: the target
+//    goes through __amber_clone_of() (the runtime returns the registered
+//    clone, or makes the transaction irrevocable);
+//  - inline assembly: __amber_irrevocable().
+// Each sets AMBER_DESC_IRREVOCABLE on every region that reaches it; all but
+// indirect calls produce a remark.
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -Rpass-analysis=amber -S -emit-llvm %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 #include <amber.h>
 #include <stdio.h>
+#include <stdlib.h>
 void log_it(int v) { printf("%d\n", v); }
 void viaclone(int *p) {
   AMBER_ATOMIC { log_it(*p); }
@@ -15,14 +22,41 @@ void indirect(int *p, void (*fp)(int)) {
 void clean(int *p) {
   AMBER_ATOMIC { *p = 1; }
 }
+void other_module(int *p);
+void external(int *p) {
+  AMBER_ATOMIC { other_module(p); }
+}
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+void sorted(int *p) {
+  AMBER_ATOMIC { qsort(p, 4, sizeof *p, cmp); }
+}
+void assembly(int *p) {
+  AMBER_ATOMIC { __asm__ volatile("" ::: "memory"); *p = 2; }
+}
 // CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
 // CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
 // CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 0,
+// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
+// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
+// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
+// CHECK: %[[C:[0-9]+]] = call ptr @__amber_clone_of(ptr %{{[0-9]+}})
+// CHECK-NEXT: call void %[[C]](i32
+// CHECK-NOT: __amber_irrevocable
+// CHECK-LABEL: define internal void @external.amber_region.0(
+// CHECK: %[[E:[0-9]+]] = call ptr @__amber_clone_of(ptr @other_module)
+// CHECK-NEXT: call void %[[E]](ptr
+// CHECK-LABEL: define internal void @sorted.amber_region.0(
 // CHECK: call void @__amber_irrevocable()
-// CHECK-NEXT: call void %{{.*}}(i32
+// CHECK-NEXT: call void @qsort(
+// CHECK-LABEL: define internal void @assembly.amber_region.0(
+// CHECK: call void @__amber_irrevocable()
+// CHECK-NEXT: call void asm sideeffect
 // CHECK-LABEL: define dso_local void @__amber_tx_log_it(
-// CHECK: call void @__amber_irrevocable()
+// CHECK: call void @__amber_irrevocable_io()
 // CHECK-NEXT: call i32 (ptr, ...) @printf(
-// REMARK-DAG: irrevocable.c:8:22: remark: call to printf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:13:18: remark: indirect call cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:15:22: remark: call to printf does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:27:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:31:18: remark: call to qsort cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:34:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-NOT: indirect call
