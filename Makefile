@@ -28,7 +28,9 @@ bench: build
 	@bench/run
 
 install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	cmake --build $(BUILD)
+	cmake --install $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
