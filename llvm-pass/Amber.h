@@ -131,6 +131,9 @@ bool instrumentModule(llvm::Module &M);
 // callback, unconditionally (used by the outside-region instrumentation on
 // the persistent side of its range check).  False if it has no callback.
 bool rewriteWithCallback(llvm::Instruction &I);
+// Bytes of a sized access callback (__amber_load1/2/4/8 ...) for a value of
+// type T, or 0 when T needs the generic (ptr, size) form.
+unsigned callbackBytes(const llvm::DataLayout &DL, llvm::Type *T);
 // The -amber-instrument-* options, for the outside-region instrumentation.
 bool outsideStoresEnabled(const llvm::StoreInst &SI);
 bool outsideAtomicsEnabled();

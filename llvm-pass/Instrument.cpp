@@ -131,6 +131,19 @@ private:
 
 } // namespace
 
+unsigned callbackBytes(const DataLayout &DL, Type *T) {
+  if (!(T->isIntegerTy() || T->isPointerTy() || T->isHalfTy() ||
+        T->isBFloatTy() || T->isFloatTy() || T->isDoubleTy()))
+    return 0;
+  if (T->isPointerTy() && T->getPointerAddressSpace() != 0)
+    return 0;
+  TypeSize Bits = DL.getTypeSizeInBits(T);
+  if (Bits.isScalable() || DL.getTypeStoreSizeInBits(T) != Bits)
+    return 0;
+  uint64_t B = Bits.getFixedValue();
+  return (B == 8 || B == 16 || B == 32 || B == 64) ? B / 8 : 0;
+}
+
 // A closure the pass built for __amber_run in this frame: only addressed
 // directly or through GEPs by loads and stores, and passed as the closure.
 // It is this frame's scratch space, never persistent.
@@ -199,20 +212,7 @@ bool Instrumenter::skipAddress(Value *Addr) {
   return false;
 }
 
-unsigned Instrumenter::sizedBytes(Type *T) {
-  if (!(T->isIntegerTy() || T->isPointerTy() || T->isHalfTy() ||
-        T->isBFloatTy() || T->isFloatTy() || T->isDoubleTy()))
-    return 0;
-  if (T->isPointerTy() && T->getPointerAddressSpace() != 0)
-    return 0;
-  TypeSize Bits = DL.getTypeSizeInBits(T);
-  if (Bits.isScalable() || DL.getTypeStoreSizeInBits(T) != Bits)
-    return 0;
-  uint64_t B = Bits.getFixedValue();
-  if (B == 8 || B == 16 || B == 32 || B == 64)
-    return B / 8;
-  return 0;
-}
+unsigned Instrumenter::sizedBytes(Type *T) { return callbackBytes(DL, T); }
 
 Value *Instrumenter::toInt(IRBuilder<> &B, Value *V, unsigned Bytes) {
   Type *IT = B.getIntNTy(Bytes * 8);

@@ -78,18 +78,6 @@ static bool notPersistent(Value *Addr) {
   return true;
 }
 
-static unsigned callbackBytes(const DataLayout &DL, Type *T) {
-  if (!(T->isIntegerTy() || T->isPointerTy() || T->isHalfTy() ||
-        T->isBFloatTy() || T->isFloatTy() || T->isDoubleTy()))
-    return 0;
-  if (T->isPointerTy() && T->getPointerAddressSpace() != 0)
-    return 0;
-  TypeSize Bits = DL.getTypeSizeInBits(T);
-  if (Bits.isScalable() || DL.getTypeStoreSizeInBits(T) != Bits)
-    return 0;
-  uint64_t B = Bits.getFixedValue();
-  return (B == 8 || B == 16 || B == 32 || B == 64) ? B / 8 : 0;
-}
 
 // Puts I on the cold side of a range check of Addr; a copy of I, rewritten
 // into its callback, on the other.

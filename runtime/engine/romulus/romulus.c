@@ -148,8 +148,7 @@ static void set_state(struct amber_heap *h, uint64_t s, int fence) {
 }
 
 static uint64_t each_changed_page(struct amber_heap *h, void (*fn)(struct amber_heap *, uint64_t off));
-static void flush_main_page(struct amber_heap *h, uint64_t off);
-static void copy_page_to_back(struct amber_heap *h, uint64_t off);
+static void commit_unlogged(struct amber_heap *h);
 
 /* ---- heap life cycle ---- */
 
@@ -227,12 +226,7 @@ static void rom_close(struct amber_heap *h) {
                "those writes were not crash-safe (saved now, at a clean exit). Write persistent memory inside regions, "
                "from code compiled with amber-cc",
                (unsigned long long)differ, h->path);
-    each_changed_page(h, flush_main_page);
-    amber_pm_fence(AMBER_PM_DATA);
-    set_state(h, ROM_CPY, 1);
-    each_changed_page(h, copy_page_to_back);
-    amber_pm_fence(AMBER_PM_CKPT);
-    set_state(h, ROM_IDLE, 1);
+    commit_unlogged(h); /* the clean close's status persist orders IDLE */
   }
 }
 
