@@ -26,7 +26,8 @@ int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *obje
 /* Builds the volatile indexes for the process's heap. */
 void amber_alloc_open(struct amber_heap *h);
 
-/* Inside a writing transaction. */
+/* Inside a writing transaction that can no longer restart (the callers make
+ * it a writer first): a restart would leave with an arena lock held. */
 void *amber_palloc(struct amber_thread *t, size_t n);
 void amber_pfree(struct amber_thread *t, void *p);
 /* Bytes usable at p, a live persistent allocation; 0 when p is not one. */
