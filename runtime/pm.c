@@ -24,20 +24,42 @@ static uint64_t events;          /* persistence events so far (atomic) */
 struct counter_block {
   struct amber_pm_counters c;
   struct counter_block *next;
+  int free; /* its thread ended: the next new thread adds to it */
 };
 static struct counter_block *blocks;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct counter_block *self;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void block_exit(void *arg) {
+  struct counter_block *b = arg;
+  self = NULL;
+  __atomic_store_n(&b->free, 1, __ATOMIC_RELEASE);
+}
+
+static void make_exit_key(void) {
+  if (pthread_key_create(&exit_key, block_exit) != 0) amber_fatal("cannot create a thread-exit key");
+}
 
 struct amber_pm_counters *amber_pm_counters(void) {
   if (__builtin_expect(self != NULL, 1)) return &self->c;
-  struct counter_block *b = calloc(1, sizeof *b);
-  if (!b) amber_fatal("out of memory for per-thread counters");
+  pthread_once(&exit_key_once, make_exit_key);
+  struct counter_block *b = NULL;
   pthread_mutex_lock(&blocks_lock);
-  b->next = blocks;
-  blocks = b;
+  for (struct counter_block *x = blocks; x && !b; x = x->next)
+    if (__atomic_load_n(&x->free, __ATOMIC_ACQUIRE)) b = x;
+  if (b) {
+    b->free = 0;
+  } else {
+    b = calloc(1, sizeof *b);
+    if (!b) amber_fatal("out of memory for per-thread counters");
+    b->next = blocks;
+    blocks = b;
+  }
   pthread_mutex_unlock(&blocks_lock);
   self = b;
+  pthread_setspecific(exit_key, b);
   return &b->c;
 }
 

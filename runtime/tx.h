@@ -43,7 +43,8 @@ struct amber_thread {
   /* Volatile (non-heap) frees requested inside a region: done at commit. */
   void **vfree;
   size_t nvfree, capvfree;
-  uint32_t index; /* thread number, from 0 */
+  int exited;     /* its thread ended; the state awaits reuse */
+  uint32_t index; /* state number, from 0 */
   uint32_t arena;
   void *engine_data; /* the engine's per-thread state */
   /* Statistics. */
@@ -58,8 +59,10 @@ static inline struct amber_thread *amber_thread(void) {
   struct amber_thread *t = amber_self;
   return __builtin_expect(t != NULL, 1) ? t : amber_thread_slow();
 }
-/* Every thread that ever ran amber code (for stats). */
+/* Every thread state (for stats): one per thread running amber code, reused
+ * after a thread ends. */
 struct amber_thread *amber_threads(void);
+uint32_t amber_thread_states(void);
 
 /* Abandons the running transaction (undoing its effects) and runs it again
  * from the start; AMBER_ABORT_UPGRADE re-runs it as a writer. */
