@@ -5,13 +5,15 @@
 
 #include <stdint.h>
 
-#define AMBER_FORMAT_VERSION 1
+#define AMBER_FORMAT_VERSION 2
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
 #define AMBER_PAGE 4096u
 #define AMBER_LINE 64u
 #define AMBER_META_SIZE 65536u    /* header + status, before the data area */
 #define AMBER_STATUS_OFFSET 4096u
+#define AMBER_ORDO_OFFSET 8192u   /* two ORDO record slots */
+#define AMBER_ORDO_SLOT 256u
 #define AMBER_MIN_DATA (1ull << 20)
 #define AMBER_MAX_DATA (1ull << 40)
 
@@ -22,7 +24,7 @@ struct amber_header {
   char magic[8];          /* AMBER_MAGIC */
   uint32_t version;       /* AMBER_FORMAT_VERSION */
   uint32_t engine;        /* enum amber_engine_id */
-  uint64_t features;      /* must be 0 in version 1 */
+  uint64_t features;      /* must be 0 in version 2 */
   uint8_t uuid[16];
   uint64_t file_size;     /* exact size of the file */
   uint64_t base;          /* canonical address of the data area */
@@ -45,6 +47,34 @@ struct amber_status {
   uint64_t opens;        /* times the heap was opened by a program */
   uint64_t engine_state; /* engine-defined (romulus: its state word) */
   uint64_t reserved[5];
+};
+
+/* The CPU topology an ORDO boundary was measured on. */
+struct amber_ordo_fingerprint {
+  char model[48];   /* CPUID brand string, NUL-padded */
+  uint32_t ncpus;   /* online CPUs */
+  uint32_t pad;     /* 0 */
+  uint64_t tsc_khz; /* measured TSC frequency (0 when never measured) */
+};
+
+#define AMBER_ORDO_MAGIC 0x4f44524fu /* "ORDO" */
+/* File offsets AMBER_ORDO_OFFSET and AMBER_ORDO_OFFSET + AMBER_ORDO_SLOT:
+ * two slots, each self-checksummed; the valid one with the higher seq is
+ * current, and a write goes to the other, so a torn write loses nothing.
+ * Both slots all zero: no record yet. */
+struct amber_ordo_record {
+  uint32_t magic;         /* AMBER_ORDO_MAGIC */
+  uint32_t mode;          /* clock mode of the last writer: 1 tsc, 2 logical */
+  uint64_t seq;           /* write count */
+  uint64_t boundary;      /* measured ORDO boundary, TSC cycles (0: none) */
+  uint64_t offset;        /* added to the TSC to make amber time */
+  uint64_t floor;         /* amber time when written: no later than any
+                             timestamp issued after it */
+  uint64_t floor_unix_ns; /* CLOCK_REALTIME when `floor` was taken */
+  uint8_t boot_id[16];    /* /proc/sys/kernel/random/boot_id of the writer */
+  struct amber_ordo_fingerprint fp; /* where `boundary` was measured */
+  uint32_t reserved;      /* 0 */
+  uint32_t crc;           /* crc32c of the bytes before this field */
 };
 
 /* Data area offset 0 (the canonical base).  The immutable part (magic up to

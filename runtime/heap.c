@@ -16,6 +16,7 @@
 #include "crc32c.h"
 #include "diag.h"
 #include "engine.h"
+#include "ordo_record.h"
 #include "pm.h"
 
 const struct amber_engine *amber_engine_by_id(uint32_t id) {
@@ -226,6 +227,7 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
     amber_error("heap %s has a corrupt status word (0x%llx); the file is damaged", path, (unsigned long long)h->status->clean);
     return fail(h);
   }
+  if (amber_ordo_record_validate(h) != 0) return fail(h);
   if (flags & AMBER_OPEN_AT_BASE) {
     void *want = (void *)(uintptr_t)hd.base;
     void *got = mmap(want, hd.data_size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);

@@ -11,6 +11,8 @@
 #include "diag.h"
 #include "engine.h"
 #include "options.h"
+#include "ordo.h"
+#include "ordo_record.h"
 #include "pm.h"
 #include "runtime.h"
 #include "stats.h"
@@ -31,6 +33,7 @@ static void close_at_exit(void) {
 static void init(void) {
   amber_options_load();
   amber_pm_init();
+  amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
   char path[PATH_MAX];
   if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
   else amber_default_heap_path(path, sizeof path);
@@ -73,6 +76,7 @@ static void init(void) {
   }
   /* From here on the heap may be written: everything above only read it. */
   amber_eng = h->engine;
+  amber_ordo_attach(h); /* the clock, before anything takes a timestamp */
   amber_eng->recover(h);
   amber_heap_set_clean(h, 0);
   amber_alloc_open(h);
@@ -119,6 +123,7 @@ int amber_close(void) {
   struct amber_heap *h = &amber_the_heap;
   amber_eng->close(h); /* waits for running transactions, blocks new ones */
   amber_closed = 1;
+  amber_ordo_detach(h);
   amber_heap_set_clean(h, 1);
   return 0;
 }

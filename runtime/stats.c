@@ -6,6 +6,7 @@
 #include "amber.h"
 #include "diag.h"
 #include "options.h"
+#include "ordo.h"
 #include "pm.h"
 #include "tx.h"
 
@@ -50,7 +51,9 @@ void amber_stats_write(FILE *f, int json) {
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
-    fprintf(f, "}\n");
+    fprintf(f, ", \"clock\": \"%s\", \"ordo_boundary_cycles\": %llu, \"ordo_boundary_ns\": %.1f}\n",
+            amber_ordo_mode_name(amber_ordo_clk.mode), (unsigned long long)amber_ordo_clk.boundary,
+            amber_ordo_cycles_to_ns(amber_ordo_clk.boundary));
     return;
   }
   fprintf(f, "amber stats (engine %s, pm %s)\n", eng, amber_pm_mode_name());
@@ -65,6 +68,9 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)s.pm.fences[i]);
   fprintf(f, "  stored bytes       %llu; flushed bytes %llu; write amplification %.2f\n", (unsigned long long)s.stored,
           (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored));
+  fprintf(f, "  clock              %s, ORDO boundary %llu cycles (%.1f ns, %s)\n", amber_ordo_mode_name(amber_ordo_clk.mode),
+          (unsigned long long)amber_ordo_clk.boundary, amber_ordo_cycles_to_ns(amber_ordo_clk.boundary),
+          amber_ordo_source_name(amber_ordo_clk.source));
 }
 
 void amber_stats_print(void) { amber_stats_write(stderr, 0); }

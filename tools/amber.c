@@ -4,6 +4,7 @@
  *   amber info HEAP [--json]
  *   amber check HEAP          exit 0 consistent, 1 damaged, 2 unusable
  *   amber recover HEAP
+ *   amber ordo [--matrix] [--json] [--png FILE]
  *   amber --help-options [--markdown]
  */
 #include <stdio.h>
@@ -11,10 +12,13 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "amber_ordo.h"
 #include "diag.h"
 #include "engine.h"
 #include "heap.h"
 #include "options.h"
+#include "ordo.h"
+#include "ordo_record.h"
 #include "pm.h"
 
 static void usage(FILE *f) {
@@ -28,6 +32,9 @@ static void usage(FILE *f) {
           "  check HEAP          verify every structure and checksum; exit 0 when consistent,\n"
           "                      1 when damaged, 2 when the heap cannot be read at all\n"
           "  recover HEAP        bring a heap left by a crash to a consistent state (idempotent)\n"
+          "  ordo [--matrix] [--json] [--png FILE]\n"
+          "                      measure the ORDO clock boundary (cycles, ns), TSC frequency, clock mode;\n"
+          "                      --matrix adds the pairwise CPU offsets, --png draws them as a heatmap\n"
           "  help-options [--markdown]\n"
           "                      the AMBER_* environment options (also --help-options)\n");
 }
@@ -77,13 +84,22 @@ static int cmd_info(int argc, char **argv) {
   char uuid[40];
   for (int i = 0; i < 16; i++) sprintf(uuid + 2 * i, "%02x", hd->uuid[i]);
   const char *state = h.status->clean == AMBER_CLEAN ? "clean" : "dirty";
+  const struct amber_ordo_record *o = amber_ordo_record_current(&h);
+  struct amber_ordo_record none;
+  memset(&none, 0, sizeof none);
+  if (!o) o = &none;
   if (json) {
     printf("{\"path\": \"%s\", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
            "\"data_bytes\": %llu, \"file_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
-           "\"root_offset\": %llu, \"root_bytes\": %llu, \"state\": \"%s\", \"opens\": %llu}\n",
+           "\"root_offset\": %llu, \"root_bytes\": %llu, \"state\": \"%s\", \"opens\": %llu, "
+           "\"ordo\": {\"present\": %s, \"mode\": \"%s\", \"boundary_cycles\": %llu, \"cpus\": %u, \"tsc_khz\": %llu, "
+           "\"model\": \"%s\", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu}}\n",
            h.path, hd->version, h.engine->name, uuid, (unsigned long long)hd->base, (unsigned long long)hd->data_size,
            (unsigned long long)hd->file_size, objs, bytes, (unsigned long long)dh->root_off,
-           (unsigned long long)dh->root_size, state, (unsigned long long)h.status->opens);
+           (unsigned long long)dh->root_size, state, (unsigned long long)h.status->opens,
+           o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode), (unsigned long long)o->boundary, o->fp.ncpus,
+           (unsigned long long)o->fp.tsc_khz, o->fp.model, (unsigned long long)o->offset, (unsigned long long)o->floor,
+           (unsigned long long)o->seq);
   } else {
     printf("heap         %s\n", h.path);
     printf("version      %u\n", hd->version);
@@ -96,6 +112,12 @@ static int cmd_info(int argc, char **argv) {
     if (dh->root_off) printf("root         offset 0x%llx, %llu bytes\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
     else printf("root         none\n");
     printf("state        %s (opened %llu times)\n", state, (unsigned long long)h.status->opens);
+    if (o == &none) printf("ordo         no record yet (written when a program opens the heap)\n");
+    else
+      printf("ordo         %s clock, boundary %llu cycles measured on %u CPUs at %llu kHz (%s); offset %llu, floor %llu, write %llu\n",
+             amber_ordo_mode_name((int)o->mode), (unsigned long long)o->boundary, o->fp.ncpus,
+             (unsigned long long)o->fp.tsc_khz, o->fp.model, (unsigned long long)o->offset, (unsigned long long)o->floor,
+             (unsigned long long)o->seq);
   }
   amber_heap_unmap(&h);
   return 0;
@@ -145,6 +167,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "info")) return cmd_info(argc - 2, argv + 2);
   if (!strcmp(c, "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(c, "recover")) return cmd_recover(argc - 2, argv + 2);
+  if (!strcmp(c, "ordo")) return amber_cmd_ordo(argc - 2, argv + 2);
   amber_error("unknown command '%s'; run amber --help", c);
   return 2;
 }

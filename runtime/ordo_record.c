@@ -1,0 +1,154 @@
+#include "ordo_record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "crc32c.h"
+#include "diag.h"
+#include "heap.h"
+#include "ordo.h"
+#include "ordo_calibrate.h"
+#include "ordo_cpu.h"
+#include "pm.h"
+
+_Static_assert(sizeof(struct amber_ordo_record) <= AMBER_ORDO_SLOT, "ORDO record exceeds its slot");
+
+static struct amber_ordo_record *slot(const struct amber_heap *h, int i) {
+  return (struct amber_ordo_record *)((char *)h->meta + AMBER_ORDO_OFFSET + (unsigned)i * AMBER_ORDO_SLOT);
+}
+
+void amber_ordo_record_seal(struct amber_ordo_record *r) {
+  r->crc = amber_crc32c(0, r, offsetof(struct amber_ordo_record, crc));
+}
+
+static int valid(const struct amber_ordo_record *r) {
+  return r->magic == AMBER_ORDO_MAGIC && r->crc == amber_crc32c(0, r, offsetof(struct amber_ordo_record, crc));
+}
+
+static int empty(const struct amber_ordo_record *r) {
+  static const struct amber_ordo_record zero;
+  return !memcmp(r, &zero, sizeof zero);
+}
+
+const struct amber_ordo_record *amber_ordo_record_current(const struct amber_heap *h) {
+  const struct amber_ordo_record *a = slot(h, 0), *b = slot(h, 1);
+  int va = valid(a), vb = valid(b);
+  if (va && vb) return a->seq >= b->seq ? a : b;
+  return va ? a : vb ? b : NULL;
+}
+
+int amber_ordo_record_validate(const struct amber_heap *h) {
+  const struct amber_ordo_record *a = slot(h, 0), *b = slot(h, 1);
+  if (valid(a) || valid(b) || empty(a) || empty(b)) return 0;
+  return amber_error("heap %s has a corrupt ORDO clock record (both slots at file offset %u fail their checksum); the file is damaged: restore it from a copy",
+                     h->path, AMBER_ORDO_OFFSET);
+}
+
+static void write_record(struct amber_heap *h, struct amber_ordo_record *r) {
+  const struct amber_ordo_record *cur = amber_ordo_record_current(h);
+  r->magic = AMBER_ORDO_MAGIC;
+  r->seq = cur ? cur->seq + 1 : 1;
+  r->reserved = 0;
+  amber_ordo_record_seal(r);
+  /* The slot that is not current: a torn write leaves the current one. */
+  struct amber_ordo_record *dst = slot(h, cur == slot(h, 0) ? 1 : 0);
+  memcpy(dst, r, sizeof *r);
+  amber_pm_persist(dst, sizeof *dst, AMBER_PM_HEADER);
+}
+
+static uint64_t realtime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void read_boot_id(uint8_t id[16]) {
+  memset(id, 0, 16);
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (!f) return;
+  int n = 0, c, hi = -1;
+  while (n < 16 && (c = fgetc(f)) != EOF) {
+    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) continue;
+    if (hi < 0) hi = v;
+    else id[n++] = (uint8_t)(hi << 4 | v), hi = -1;
+  }
+  fclose(f);
+}
+
+static int boot_known(const uint8_t id[16]) {
+  for (int i = 0; i < 16; i++)
+    if (id[i]) return 1;
+  return 0;
+}
+
+/* The boundary: the variable, else the record's when measured on this
+ * topology, else a fresh measurement (which the record then keeps). */
+static void choose_boundary(struct amber_ordo_record *r, const struct amber_ordo_fingerprint *fp) {
+  uint64_t b;
+  if (amber_ordo_env_boundary(&b) == 0) {
+    amber_ordo_set_boundary(b, AMBER_ORDO_SRC_ENV);
+  } else if (r->boundary && amber_ordo_fingerprint_match(&r->fp, fp)) {
+    amber_ordo_set_boundary(r->boundary, AMBER_ORDO_SRC_RECORD);
+  } else {
+    struct amber_ordo_calibration c;
+    if (amber_ordo_calibrate(&c) != 0) exit(2);
+    amber_info("measured ORDO boundary: %llu cycles over %d CPU pairs in %.1f ms", (unsigned long long)c.boundary,
+               c.pairs, (double)c.elapsed_ns / 1e6);
+    amber_ordo_set_boundary(c.boundary, AMBER_ORDO_SRC_MEASURED);
+    amber_ordo_calibration_free(&c);
+    r->boundary = amber_ordo_clk.boundary;
+    r->fp = *fp;
+  }
+}
+
+void amber_ordo_attach(struct amber_heap *h) {
+  amber_ordo_init();
+  __atomic_store_n(&amber_ordo_clk.ready, 0, __ATOMIC_RELEASE);
+  const struct amber_ordo_record *cur = amber_ordo_record_current(h);
+  struct amber_ordo_record r;
+  memset(&r, 0, sizeof r);
+  if (cur) r = *cur;
+  uint8_t boot[16];
+  read_boot_id(boot);
+  uint64_t now = realtime_ns();
+  uint64_t elapsed_ns = cur && now > cur->floor_unix_ns ? now - cur->floor_unix_ns : 0;
+  int mode = amber_ordo_clk.mode;
+  if (mode == AMBER_ORDO_TSC) {
+    struct amber_ordo_fingerprint fp;
+    amber_ordo_cpu_fingerprint(&fp, amber_ordo_clk.tsc_khz);
+    choose_boundary(&r, &fp);
+    uint64_t tsc = amber_ordo_rdtscp();
+    int same_boot = cur && cur->mode == AMBER_ORDO_TSC && boot_known(boot) && !memcmp(boot, cur->boot_id, 16);
+    if (!cur) amber_ordo_clk.offset = 0;
+    else if (same_boot && tsc + cur->offset > cur->floor) amber_ordo_clk.offset = cur->offset;
+    else /* The TSC restarted (reboot) or the clocks changed: resume past
+          * every timestamp the previous run can have issued. */
+      amber_ordo_clk.offset = cur->floor + (uint64_t)((double)elapsed_ns * (double)amber_ordo_clk.tsc_khz / 1e6) +
+                              amber_ordo_clk.boundary + 1 - tsc;
+    r.offset = amber_ordo_clk.offset;
+  } else {
+    amber_ordo_set_boundary(1, AMBER_ORDO_SRC_LOGICAL);
+    /* A counter that no thread can move faster than once a nanosecond. */
+    uint64_t start = cur ? cur->floor + elapsed_ns + 1 : 1;
+    uint64_t c = __atomic_load_n(&amber_ordo_logical, __ATOMIC_RELAXED);
+    while (c < start && !__atomic_compare_exchange_n(&amber_ordo_logical, &c, start, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+  }
+  r.mode = (uint32_t)mode;
+  r.floor = amber_ordo_get_time();
+  r.floor_unix_ns = now;
+  memcpy(r.boot_id, boot, 16);
+  write_record(h, &r);
+}
+
+void amber_ordo_detach(struct amber_heap *h) {
+  const struct amber_ordo_record *cur = amber_ordo_record_current(h);
+  if (!cur || !amber_ordo_clk.mode) return;
+  struct amber_ordo_record r = *cur;
+  r.floor = amber_ordo_get_time();
+  r.floor_unix_ns = realtime_ns();
+  write_record(h, &r);
+}
