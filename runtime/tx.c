@@ -165,6 +165,25 @@ static void finish(struct amber_thread *t) {
   t->desc = NULL;
 }
 
+/* The outermost transaction of a thread: runs fn(arg), re-running it from
+ * here when the engine restarts it (readers only), then commits. */
+static void run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
+                          int writer) {
+  amber_ensure_init();
+  amber_check_open();
+  t->desc = desc;
+  t->writer = writer;
+  t->run_sp = (uintptr_t)__builtin_frame_address(0);
+  sigsetjmp(t->restart, 0);
+  /* Restarts land here with t->writer possibly raised. */
+  t->wrote = 0;
+  amber_eng->begin(t);
+  t->depth = 1;
+  fn(arg);
+  t->depth = 0;
+  finish(t);
+}
+
 void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
   (void)iso; /* engines without isolation levels run everything serializable */
   struct amber_thread *t = amber_thread();
@@ -177,19 +196,7 @@ void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
     t->depth--;
     return;
   }
-  amber_ensure_init();
-  amber_check_open();
-  t->desc = desc;
-  t->writer = wants_writer(desc);
-  t->run_sp = (uintptr_t)__builtin_frame_address(0);
-  sigsetjmp(t->restart, 0);
-  /* Restarts land here with t->writer possibly raised. */
-  t->wrote = 0;
-  amber_eng->begin(t);
-  t->depth = 1;
-  desc->fn(closure);
-  t->depth = 0;
-  finish(t);
+  run_outermost(t, desc, desc->fn, closure, wants_writer(desc));
 }
 
 void amber_tx_run_internal(void (*fn)(void *), void *arg) {
@@ -199,17 +206,7 @@ void amber_tx_run_internal(void (*fn)(void *), void *arg) {
     fn(arg);
     return;
   }
-  amber_ensure_init();
-  amber_check_open();
-  t->desc = NULL;
-  t->writer = 1;
-  t->wrote = 0;
-  t->run_sp = (uintptr_t)__builtin_frame_address(0);
-  amber_eng->begin(t);
-  t->depth = 1;
-  fn(arg);
-  t->depth = 0;
-  finish(t);
+  run_outermost(t, NULL, fn, arg, 1);
 }
 
 void __amber_irrevocable_io(void) {
