@@ -1,6 +1,8 @@
 #include "alloc.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,89 +54,231 @@ int amber_alloc_validate(struct amber_heap *h) {
   if (memcmp(dh->magic, AMBER_DATA_MAGIC, sizeof dh->magic) || dh->crc != dh_crc(dh) || dh->npages != np ||
       dh->pagetab_off != AMBER_PAGE || dh->first_page != 1 + pagetab_pages(np) ||
       dh->desc_size != sizeof(struct amber_page_desc))
-    return amber_error("heap %s has a corrupt data-area header (allocator geometry); the file is damaged", h->path);
-  if (dh->root_off && (dh->root_off < dh->first_page * AMBER_PAGE || dh->root_off >= h->hdr.data_size))
-    return amber_error("heap %s has a corrupt root pointer (offset 0x%llx); the file is damaged", h->path,
+    return amber_error("heap %s has a corrupt data-area header (allocator geometry, file offset 0x%llx); the file is damaged: "
+                       "restore it from a copy (amber check lists every problem)",
+                       h->path, (unsigned long long)h->hdr.data_offset);
+  /* Before recovery the data area may hold part of a transaction, but the
+   * root offset is one aligned word, written once: 0 or final. */
+  if (dh->root_off && (dh->root_off < dh->first_page * AMBER_PAGE || dh->root_off >= h->hdr.data_size || dh->root_off % 16))
+    return amber_error("heap %s has a corrupt root pointer (offset 0x%llx); the file is damaged: restore it from a copy", h->path,
                        (unsigned long long)dh->root_off);
   return 0;
 }
 
-int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *objects, size_t *bytes) {
-  const struct amber_data_header *dh = (const struct amber_data_header *)data;
-  const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + dh->pagetab_off);
-  int bad = 0;
+/* ---- the full walk of an image's allocator metadata ---- */
+
+/* Every problem is printed as "amber: error: heap PATH: ..." naming the
+ * page and file offset; after `limit` of them only the count goes on. */
+struct walk {
+  const struct amber_heap *h;
+  const char *data;  /* the image: the data area or a twin of it */
+  const char *which; /* "" or " (engine twin)" */
+  uint64_t file_off; /* file offset of the image; UINT64_MAX when unknown */
+  int problems, limit;
+};
+
+__attribute__((format(printf, 3, 4))) static void problem(struct walk *w, uint64_t off, const char *fmt, ...) {
+  w->problems++;
+  if (w->problems > w->limit) return;
+  char what[512], where[96] = "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  if (w->file_off != UINT64_MAX) snprintf(where, sizeof where, ", file offset 0x%llx", (unsigned long long)(w->file_off + off));
+  amber_error("heap %s: %s (at data offset 0x%llx%s%s); the allocator metadata is damaged: restore the heap from a copy",
+              w->h->path, what, (unsigned long long)off, where, w->which);
+}
+
+static int all_zero(const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++)
+    if (c[i]) return 0;
+  return 1;
+}
+
+static unsigned bits_set(const struct amber_page_desc *d) {
+  unsigned n = 0;
+  for (unsigned w = 0; w < AMBER_SLAB_WORDS; w++) n += (unsigned)__builtin_popcountll(d->bitmap[w]);
+  return n;
+}
+
+/* A slab descriptor as amber_palloc writes it: a known class and arena,
+ * no slot beyond the page's slots, at least one slot (an empty slab page is
+ * freed with its last object), nothing in the large-object fields. */
+static void walk_slab(struct walk *w, uint64_t p, uint64_t off, const struct amber_page_desc *d, size_t *objs, size_t *used) {
+  if (d->cls >= NCLS) {
+    problem(w, off, "the descriptor of page %llu: a slab of unknown size class %u (classes are 0..%u)", (unsigned long long)p, d->cls,
+            (unsigned)NCLS - 1);
+    return;
+  }
+  uint32_t ns = slots_of(d->cls), cs = class_size[d->cls];
+  for (uint32_t s = ns; s < 64 * AMBER_SLAB_WORDS; s++)
+    if ((d->bitmap[s / 64] >> (s % 64)) & 1) {
+      problem(w, off, "page %llu, a slab of class %u (%u-byte objects, %u slots), has slot %u marked allocated",
+              (unsigned long long)p, d->cls, cs, ns, s);
+      return;
+    }
+  unsigned n = bits_set(d);
+  if (n == 0) problem(w, off, "the descriptor of page %llu: a slab of class %u (%u bytes) with no object allocated", (unsigned long long)p, d->cls, cs);
+  if (d->arena >= AMBER_NARENAS)
+    problem(w, off, "page %llu, a slab of class %u, belongs to arena %u (arenas are 0..%u)", (unsigned long long)p, d->cls,
+            d->arena, AMBER_NARENAS - 1);
+  if (d->npages || d->size)
+    problem(w, off, "page %llu, a slab of class %u, has large-object fields set (%u pages, %llu bytes)", (unsigned long long)p,
+            d->cls, d->npages, (unsigned long long)d->size);
+  *objs += n;
+  *used += (size_t)n * cs;
+}
+
+/* A large-object head as amber_palloc writes it; returns the run's length
+ * in pages when the run can be trusted, else 1. */
+static uint64_t walk_large(struct walk *w, uint64_t p, uint64_t off, uint64_t np, const struct amber_page_desc *d, size_t *objs,
+                           size_t *used) {
+  if (d->npages == 0 || d->npages > np - p || d->size <= AMBER_SLAB_MAX ||
+      (d->size + AMBER_PAGE - 1) / AMBER_PAGE != d->npages) {
+    problem(w, off, "large object at page %llu has a bad run (%u pages for %llu bytes; the heap has %llu pages, objects over %u bytes take "
+            "exactly the pages they need)",
+            (unsigned long long)p, d->npages, (unsigned long long)d->size, (unsigned long long)np, AMBER_SLAB_MAX);
+    return 1;
+  }
+  if (d->cls || d->arena || !all_zero(d->bitmap, sizeof d->bitmap))
+    problem(w, off, "large object at page %llu has slab fields set (class %u, arena %u, %u bitmap bits)", (unsigned long long)p,
+            d->cls, d->arena, bits_set(d));
+  *objs += 1;
+  *used += (size_t)d->npages * AMBER_PAGE;
+  return d->npages;
+}
+
+/* The root: 0 and 0, or the start of a live allocation made for exactly
+ * root_size bytes (amber_root allocates it with that size). */
+static void walk_root(struct walk *w, const struct amber_data_header *dh, const struct amber_page_desc *pt, uint64_t np,
+                      uint64_t first, const uint8_t *owner) {
+  uint64_t ro = dh->root_off, rs = dh->root_size;
+  uint64_t at = offsetof(struct amber_data_header, root_off);
+  if (!ro) {
+    if (rs) problem(w, at, "the data header has no root (offset 0) but a root size of %llu bytes", (unsigned long long)rs);
+    return;
+  }
+  if (ro < first * AMBER_PAGE || ro >= np * AMBER_PAGE || ro % 16 || rs == 0) {
+    problem(w, at, "the root pointer (offset 0x%llx, %llu bytes) is not an aligned offset into the allocatable pages 0x%llx..0x%llx",
+            (unsigned long long)ro, (unsigned long long)rs, (unsigned long long)(first * AMBER_PAGE),
+            (unsigned long long)(np * AMBER_PAGE));
+    return;
+  }
+  uint64_t rp = ro / AMBER_PAGE, in = ro % AMBER_PAGE;
+  const struct amber_page_desc *d = &pt[rp];
+  int live = 0;
+  if (!owner[rp]) live = 0; /* inside a large run, or a page whose descriptor is damaged */
+  else if (d->kind == AMBER_PAGE_LARGE) live = in == 0 && d->size == rs;
+  else if (d->kind == AMBER_PAGE_SLAB && d->cls < NCLS) {
+    uint64_t cs = class_size[d->cls];
+    live = in % cs == 0 && ((d->bitmap[in / cs / 64] >> (in / cs % 64)) & 1) && rs <= AMBER_SLAB_MAX && class_of(rs) == d->cls;
+  }
+  if (!live)
+    problem(w, at, "the root object (offset 0x%llx, page %llu, %llu bytes) is not a live allocation of that size (page kind %u, class %u)",
+            (unsigned long long)ro, (unsigned long long)rp, (unsigned long long)rs, d->kind, d->cls);
+}
+
+/* Walks the data header and page table of `data` against the geometry the
+ * heap's (validated) file header implies, never the image's own fields, so
+ * damage cannot make the walk leave the image. */
+static int walk_image(struct walk *w, size_t *objects, size_t *bytes) {
+  const struct amber_heap *h = w->h;
+  const struct amber_data_header *dh = (const struct amber_data_header *)w->data;
+  uint64_t np = h->hdr.data_size / AMBER_PAGE, first = 1 + pagetab_pages(np);
+  if (memcmp(dh->magic, AMBER_DATA_MAGIC, sizeof dh->magic))
+    problem(w, 0, "the data header has no \"%s\" magic", AMBER_DATA_MAGIC);
+  if (dh->crc != dh_crc(dh))
+    problem(w, 0, "the data header's checksum is 0x%08x, expected 0x%08x", dh->crc, dh_crc(dh));
+  if (dh->npages != np || dh->pagetab_off != AMBER_PAGE || dh->first_page != first || dh->desc_size != sizeof(struct amber_page_desc))
+    problem(w, 0, "the data header's geometry (%llu pages, page table at 0x%llx, first page %llu, %u-byte descriptors) is not the one "
+            "the heap's size implies (%llu, 0x%x, %llu, %zu)",
+            (unsigned long long)dh->npages, (unsigned long long)dh->pagetab_off, (unsigned long long)dh->first_page, dh->desc_size,
+            (unsigned long long)np, AMBER_PAGE, (unsigned long long)first, sizeof(struct amber_page_desc));
+  if (!all_zero(w->data + sizeof *dh, AMBER_PAGE - sizeof *dh))
+    problem(w, sizeof *dh, "the unused rest of the data header's page is not zero");
+  const struct amber_page_desc *pt = (const struct amber_page_desc *)(w->data + AMBER_PAGE);
+  uint64_t tab_end = AMBER_PAGE + np * sizeof *pt;
+  if (!all_zero(w->data + tab_end, first * AMBER_PAGE - tab_end))
+    problem(w, tab_end, "the unused end of the page table (after %llu descriptors) is not zero", (unsigned long long)np);
+  /* owner[p]: page p is the head of a trusted slab or large object. */
+  uint8_t *owner = calloc(np, 1);
+  if (!owner) {
+    problem(w, 0, "no memory to walk %llu page descriptors", (unsigned long long)np);
+    return w->problems;
+  }
   size_t objs = 0, used = 0;
-  for (uint64_t p = 0; p < dh->npages; p++) {
+  uint64_t run_end = 0, run_head = 0;
+  for (uint64_t p = 0; p < np; p++) {
     const struct amber_page_desc *d = &pt[p];
-    if (p < dh->first_page && d->kind != AMBER_PAGE_FREE) {
-      amber_error("heap %s: metadata page %llu is marked allocated", h->path, (unsigned long long)p);
-      bad++;
+    uint64_t at = AMBER_PAGE + p * sizeof *pt;
+    if (p < first) {
+      if (!all_zero(d, sizeof *d))
+        problem(w, at, "the descriptor of metadata page %llu (the data header or page table) is not empty (kind %u)", (unsigned long long)p,
+                d->kind);
       continue;
     }
+    if (p < run_end) {
+      if (!all_zero(d, sizeof *d))
+        problem(w, at, "page %llu lies inside the large object at page %llu (%llu pages) but its descriptor is not empty (kind %u)",
+                (unsigned long long)p, (unsigned long long)run_head, (unsigned long long)(run_end - run_head), d->kind);
+      continue;
+    }
+    int before = w->problems;
     switch (d->kind) {
     case AMBER_PAGE_FREE:
+      if (!all_zero(d, sizeof *d)) problem(w, at, "free page %llu has a descriptor that is not all zero", (unsigned long long)p);
       break;
-    case AMBER_PAGE_SLAB: {
-      if (d->cls >= NCLS) {
-        amber_error("heap %s: page %llu has size class %u (max %zu)", h->path, (unsigned long long)p, d->cls, NCLS - 1);
-        bad++;
-        break;
-      }
-      uint32_t ns = slots_of(d->cls);
-      for (uint32_t s = 0; s < 64 * AMBER_SLAB_WORDS; s++) {
-        int set = (d->bitmap[s / 64] >> (s % 64)) & 1;
-        if (!set) continue;
-        if (s >= ns) {
-          amber_error("heap %s: page %llu has slot %u allocated beyond its %u slots", h->path, (unsigned long long)p, s, ns);
-          bad++;
-          break;
-        }
-        objs++;
-        used += class_size[d->cls];
+    case AMBER_PAGE_SLAB:
+      walk_slab(w, p, at, d, &objs, &used);
+      owner[p] = w->problems == before;
+      break;
+    case AMBER_PAGE_LARGE: {
+      uint64_t n = walk_large(w, p, at, np, d, &objs, &used);
+      if (w->problems == before) {
+        owner[p] = 1;
+        run_head = p;
+        run_end = p + n;
       }
       break;
     }
-    case AMBER_PAGE_LARGE:
-      if (d->npages == 0 || p + d->npages > dh->npages || d->size <= AMBER_SLAB_MAX ||
-          d->size > (uint64_t)d->npages * AMBER_PAGE) {
-        amber_error("heap %s: large object at page %llu has a bad run (%u pages, %llu bytes)", h->path,
-                    (unsigned long long)p, d->npages, (unsigned long long)d->size);
-        bad++;
-        break;
-      }
-      for (uint64_t q = p + 1; q < p + d->npages; q++)
-        if (pt[q].kind != AMBER_PAGE_FREE) {
-          amber_error("heap %s: page %llu lies inside the large object at page %llu but is marked allocated", h->path,
-                      (unsigned long long)q, (unsigned long long)p);
-          bad++;
-        }
-      objs++;
-      used += (size_t)d->npages * AMBER_PAGE;
-      p += d->npages - 1;
-      break;
     default:
-      amber_error("heap %s: page %llu has unknown kind %u", h->path, (unsigned long long)p, d->kind);
-      bad++;
+      problem(w, at, "page %llu has a descriptor of unknown kind %u (0 free, 1 slab, 2 large)", (unsigned long long)p, d->kind);
     }
   }
-  if (dh->root_off) {
-    uint64_t rp = dh->root_off / AMBER_PAGE;
-    const struct amber_page_desc *d = &pt[rp];
-    int live = 0;
-    if (d->kind == AMBER_PAGE_LARGE) live = dh->root_off % AMBER_PAGE == 0 && d->size >= dh->root_size;
-    else if (d->kind == AMBER_PAGE_SLAB && d->cls < NCLS) {
-      uint64_t in = dh->root_off % AMBER_PAGE, cs = class_size[d->cls];
-      live = in % cs == 0 && ((d->bitmap[in / cs / 64] >> (in / cs % 64)) & 1) && cs >= dh->root_size;
-    }
-    if (!live) {
-      amber_error("heap %s: the root object (offset 0x%llx, %llu bytes) is not a live allocation", h->path,
-                  (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
-      bad++;
-    }
-  }
+  walk_root(w, dh, pt, np, first, owner);
+  free(owner);
   if (objects) *objects = objs;
   if (bytes) *bytes = used;
-  return bad;
+  return w->problems;
+}
+
+static void walk_init(struct walk *w, const struct amber_heap *h, const char *data, int limit) {
+  memset(w, 0, sizeof *w);
+  w->h = h;
+  w->data = data;
+  w->limit = limit;
+  w->which = data == h->data ? "" : " (engine twin)";
+  w->file_off = data == h->data ? h->hdr.data_offset : data == h->engine_area ? h->hdr.engine_offset : UINT64_MAX;
+}
+
+int amber_alloc_validate_image(const struct amber_heap *h, const char *data) {
+  struct walk w;
+  walk_init(&w, h, data, 3);
+  if (walk_image(&w, NULL, NULL) == 0) return 0;
+  return amber_error("heap %s: refusing it: its allocator metadata has %d problem%s (the first shown above); the file is damaged: "
+                     "restore it from a copy (amber check lists every problem)",
+                     h->path, w.problems, w.problems == 1 ? "" : "s");
+}
+
+int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *objects, size_t *bytes) {
+  struct walk w;
+  walk_init(&w, h, data, 50);
+  walk_image(&w, objects, bytes);
+  if (w.problems > w.limit)
+    amber_error("heap %s: %d more allocator problems not shown", h->path, w.problems - w.limit);
+  return w.problems;
 }
 
 /* ---- the process's allocator: volatile indexes ---- */
@@ -184,6 +328,9 @@ static void partial_push(struct arena *a, unsigned cls, uint32_t page) {
 }
 
 void amber_alloc_open(struct amber_heap *h) {
+  /* After recovery the data area is the consistent image: the indexes below
+   * trust its page table, so a damaged one is refused here. */
+  if (amber_alloc_validate_image(h, h->data) != 0) exit(2);
   heap = h;
   struct amber_data_header *dh = amber_heap_dh(h);
   npages = dh->npages;
@@ -206,6 +353,20 @@ void amber_alloc_open(struct amber_heap *h) {
     }
   }
   cursor = first_page;
+}
+
+void amber_alloc_close(void) {
+  for (unsigned i = 0; i < AMBER_NARENAS; i++)
+    for (unsigned c = 0; c < NCLS; c++) {
+      free(arenas[i].partial[c].pages);
+      memset(&arenas[i].partial[c], 0, sizeof arenas[i].partial[c]);
+    }
+  free(page_used);
+  free(partial_key);
+  page_used = NULL;
+  partial_key = NULL;
+  heap = NULL;
+  pagetab = NULL;
 }
 
 /* Takes k contiguous free pages (volatile claim); returns the first or 0. */

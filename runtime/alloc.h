@@ -17,14 +17,24 @@ struct amber_thread;
 
 /* Writes the data header and an empty page table (heap creation). */
 void amber_alloc_format(struct amber_heap *h);
-/* Checks the data header; -1 after a message. Never writes. */
+/* Checks the data header of the data area at open, before recovery (the
+ * area may hold part of a transaction); -1 after a message. Never writes. */
 int amber_alloc_validate(struct amber_heap *h);
-/* Walks the page table of the data image `data` (h's geometry); prints each
- * problem and returns their number.  Fills objects/bytes when non-NULL. */
+/* Checks the data image `data` (the data area, or the engine's twin of it,
+ * in h's geometry) as recovery leaves it: data header, every page
+ * descriptor, the root.  -1 after a message naming the first problems.
+ * Never writes. */
+int amber_alloc_validate_image(const struct amber_heap *h, const char *data);
+/* The same walk for amber check: prints every problem ("amber: error: heap
+ * PATH: ..." with page and file offset) and returns their number.  Fills
+ * objects/bytes (live objects, bytes of their classes) when non-NULL. */
 int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *objects, size_t *bytes);
 
-/* Builds the volatile indexes for the process's heap. */
+/* Builds the volatile indexes for the process's heap (after recovery);
+ * a damaged page table is refused with an amber: error: and exit status 2. */
 void amber_alloc_open(struct amber_heap *h);
+/* Frees the volatile indexes (tests that open several heaps in turn). */
+void amber_alloc_close(void);
 
 /* Inside a writing transaction that can no longer restart (the callers make
  * it a writer first): a restart would leave with an arena lock held. */

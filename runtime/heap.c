@@ -60,6 +60,29 @@ static int write_all(int fd, const void *buf, size_t len, off_t off) {
   return 0;
 }
 
+/* An unnamed file in path's directory (tmp gets ""), else a named
+ * temporary (its name in tmp). */
+static int open_unnamed(const char *path, char *tmp, size_t len) {
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = 0;
+  else *slash = 0;
+  tmp[0] = 0;
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+  snprintf(tmp, len, "%s.creating.%d", path, (int)getpid());
+  return open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+}
+
+static int link_into_place(int fd, const char *tmp, const char *path) {
+  if (tmp[0]) return link(tmp, path);
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
 int amber_heap_create(const char *path, const struct amber_create_args *a) {
   const struct amber_engine *eng = amber_engine_by_id(a->engine);
   if (!eng) return amber_error("cannot create heap %s: engine id %u is not built into this amber", path, a->engine);
@@ -87,11 +110,12 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
   hd.page_size = AMBER_PAGE;
   hd.crc = header_crc(&hd);
 
-  /* Build the file under a temporary name and link it into place, so a
-   * crash during creation never leaves a half-made heap at `path`. */
+  /* Build the file without a name (O_TMPFILE) and link it into place, so a
+   * crash during creation never leaves a half-made heap at `path`, nor a
+   * full-size temporary file.  File systems without O_TMPFILE get a named
+   * temporary instead (a crash can leave that one behind). */
   char tmp[PATH_MAX + 32];
-  snprintf(tmp, sizeof tmp, "%s.creating.%d", path, (int)getpid());
-  int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = open_unnamed(path, tmp, sizeof tmp);
   if (fd < 0) return amber_error("cannot create heap %s: %s; check the directory exists and is writable", path, strerror(errno));
   struct amber_heap h;
   memset(&h, 0, sizeof h);
@@ -107,7 +131,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
       write_all(fd, &st, sizeof st, AMBER_STATUS_OFFSET) != 0) {
     int e = errno;
     close(fd);
-    unlink(tmp);
+    if (tmp[0]) unlink(tmp);
     return amber_error("cannot create heap %s (%llu bytes): %s; free space or choose a smaller AMBER_HEAP_SIZE", path,
                        (unsigned long long)hd.file_size, strerror(e));
   }
@@ -116,7 +140,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
   h.engine_area = hd.engine_size ? mmap(NULL, hd.engine_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)hd.engine_offset) : NULL;
   if (h.meta == MAP_FAILED || h.data == MAP_FAILED || h.engine_area == MAP_FAILED) {
     close(fd);
-    unlink(tmp);
+    if (tmp[0]) unlink(tmp);
     return amber_error("cannot map new heap %s: %s", path, strerror(errno));
   }
   h.status = (struct amber_status *)((char *)h.meta + AMBER_STATUS_OFFSET);
@@ -126,12 +150,12 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
   if (msync(h.meta, AMBER_META_SIZE, MS_SYNC) || msync(h.data, hd.data_size, MS_SYNC) ||
       (h.engine_area && msync(h.engine_area, hd.engine_size, MS_SYNC)) || fsync(fd))
     rc = amber_error("cannot write new heap %s: %s", path, strerror(errno));
-  amber_heap_unmap(&h);
-  if (rc == 0 && link(tmp, path) != 0) {
+  if (rc == 0 && link_into_place(fd, tmp, path) != 0) {
     if (errno == EEXIST) rc = 1;
     else rc = amber_error("cannot create heap %s: %s", path, strerror(errno));
   }
-  unlink(tmp);
+  amber_heap_unmap(&h);
+  if (tmp[0]) unlink(tmp);
   return rc;
 }
 
@@ -157,7 +181,8 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
   h->fd = -1;
   snprintf(h->path, sizeof h->path, "%s", path);
   h->writable = !!(flags & AMBER_OPEN_WRITE);
-  int fd = open(path, (h->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO at `path` must be refused below, not block open. */
+  int fd = open(path, (h->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return amber_error("cannot open heap %s: %s%s", path, strerror(errno),
                        errno == EACCES ? "; check the file's permissions" : "");
@@ -178,13 +203,21 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
   struct amber_header hd;
   memset(&hd, 0, sizeof hd);
   ssize_t r = pread(fd, &hd, sizeof hd, 0);
+  if (r >= (ssize_t)sizeof hd.magic && r < (ssize_t)sizeof hd && memcmp(hd.magic, AMBER_MAGIC, sizeof hd.magic) == 0) {
+    amber_error("heap %s is only %lld bytes long, shorter than its header; the file was truncated: restore it from a copy", path,
+                (long long)sb.st_size);
+    return fail(h);
+  }
   if (r != (ssize_t)sizeof hd || memcmp(hd.magic, AMBER_MAGIC, sizeof hd.magic) != 0) {
     amber_error("%s is not an amber heap (no amber magic in its first bytes); point AMBER_HEAP at an amber heap or at a path that does not exist yet", path);
     return fail(h);
   }
   if (hd.version != AMBER_FORMAT_VERSION) {
-    amber_error("heap %s has layout version %u but this amber reads version %u; use the amber that created it (or recreate the heap)",
-                path, hd.version, AMBER_FORMAT_VERSION);
+    /* Another version may lay its header out differently, so the checksum
+     * cannot tell; a version this amber reads with a bad checksum can. */
+    amber_error("heap %s has layout version %u but this amber reads version %u; use the amber that created it (or recreate the heap)%s",
+                path, hd.version, AMBER_FORMAT_VERSION,
+                hd.crc != header_crc(&hd) ? ". If no amber ever wrote that version, the header is damaged: restore the heap from a copy" : "");
     return fail(h);
   }
   if (hd.crc != header_crc(&hd)) {
@@ -194,9 +227,11 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
   }
   if (hd.features != 0 || hd.page_size != AMBER_PAGE || hd.data_offset != AMBER_META_SIZE ||
       hd.data_size % AMBER_PAGE || hd.data_size < AMBER_MIN_DATA || hd.data_size > AMBER_MAX_DATA ||
-      hd.engine_offset != hd.data_offset + hd.data_size || hd.file_size != hd.engine_offset + hd.engine_size) {
-    amber_error("heap %s has a header this amber cannot use (features 0x%llx, page %u, data %llu bytes); recreate the heap",
-                path, (unsigned long long)hd.features, hd.page_size, (unsigned long long)hd.data_size);
+      hd.engine_offset != hd.data_offset + hd.data_size || hd.engine_size > AMBER_MAX_DATA ||
+      hd.file_size != hd.engine_offset + hd.engine_size || hd.base % (2u << 20) || hd.base < (1ull << 32) ||
+      hd.base + hd.data_size > (1ull << 47)) {
+    amber_error("heap %s has a header this amber cannot use (features 0x%llx, page %u, data %llu bytes at base 0x%llx); recreate the heap",
+                path, (unsigned long long)hd.features, hd.page_size, (unsigned long long)hd.data_size, (unsigned long long)hd.base);
     return fail(h);
   }
   if ((uint64_t)sb.st_size != hd.file_size) {
@@ -215,8 +250,11 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
     return fail(h);
   }
   h->hdr = hd;
-  int prot = PROT_READ | (h->writable ? PROT_WRITE : 0);
-  h->meta = mmap(NULL, AMBER_META_SIZE, prot, MAP_SHARED, fd, 0);
+  /* AMBER_OPEN_PRIVATE: copy-on-write mappings of a read-only file, so
+   * amber check can run recovery without writing the heap. */
+  int share = (flags & AMBER_OPEN_PRIVATE) ? MAP_PRIVATE : MAP_SHARED;
+  int prot = PROT_READ | (h->writable || share == MAP_PRIVATE ? PROT_WRITE : 0);
+  h->meta = mmap(NULL, AMBER_META_SIZE, prot, share, fd, 0);
   if (h->meta == MAP_FAILED) {
     h->meta = NULL;
     amber_error("cannot map heap %s: %s", path, strerror(errno));
@@ -230,7 +268,7 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
   if (amber_ordo_record_validate(h) != 0) return fail(h);
   if (flags & AMBER_OPEN_AT_BASE) {
     void *want = (void *)(uintptr_t)hd.base;
-    void *got = mmap(want, hd.data_size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
+    void *got = mmap(want, hd.data_size, prot, share | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
     if (got == MAP_FAILED || got != want) {
       int e = errno;
       if (got != MAP_FAILED) munmap(got, hd.data_size);
@@ -242,7 +280,7 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
     }
     h->data = got;
   } else {
-    h->data = mmap(NULL, hd.data_size, prot, MAP_SHARED, fd, (off_t)hd.data_offset);
+    h->data = mmap(NULL, hd.data_size, prot, share, fd, (off_t)hd.data_offset);
     if (h->data == MAP_FAILED) {
       h->data = NULL;
       amber_error("cannot map heap %s: %s", path, strerror(errno));
@@ -250,7 +288,7 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
     }
   }
   if (hd.engine_size) {
-    h->engine_area = mmap(NULL, hd.engine_size, prot, MAP_SHARED, fd, (off_t)hd.engine_offset);
+    h->engine_area = mmap(NULL, hd.engine_size, prot, share, fd, (off_t)hd.engine_offset);
     if (h->engine_area == MAP_FAILED) {
       h->engine_area = NULL;
       amber_error("cannot map heap %s: %s", path, strerror(errno));
@@ -265,5 +303,6 @@ void amber_heap_set_clean(struct amber_heap *h, int clean) {
   struct amber_status *st = h->status;
   if (!clean) __atomic_store_n(&st->opens, st->opens + 1, __ATOMIC_RELAXED);
   __atomic_store_n(&st->clean, clean ? AMBER_CLEAN : AMBER_DIRTY, __ATOMIC_RELEASE);
+  amber_pm_wrote(st, sizeof *st);
   amber_pm_persist(st, sizeof *st, AMBER_PM_HEADER);
 }

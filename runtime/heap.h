@@ -32,6 +32,8 @@ enum {
   AMBER_OPEN_WRITE = 1,   /* read-write; recovery may run */
   AMBER_OPEN_AT_BASE = 2, /* map the data area at its canonical base */
   AMBER_OPEN_LOCK = 4,    /* take the exclusive lock (fail when in use) */
+  AMBER_OPEN_PRIVATE = 8, /* without WRITE: writable copy-on-write mappings of
+                             the read-only file (recovery on a private copy) */
 };
 
 /* Creates a heap file atomically (it appears complete or not at all).

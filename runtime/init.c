@@ -75,12 +75,14 @@ static void init(void) {
                 path, (unsigned long long)h->hdr.base, (unsigned long long)amber_opt.base);
   }
   /* From here on the heap may be written: everything above only read it. */
+  amber_pm_attach(h);
   amber_eng = h->engine;
   amber_ordo_attach(h); /* the clock, before anything takes a timestamp */
   amber_eng->recover(h);
   amber_heap_set_clean(h, 0);
   amber_alloc_open(h);
   amber_eng->open(h);
+  amber_pm_quiesce(AMBER_QUIESCE_OPEN);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_eng->name, amber_pm_mode_name());
   /* Base first: a check that sees the new size also sees the new base
@@ -125,5 +127,6 @@ int amber_close(void) {
   amber_closed = 1;
   amber_ordo_detach(h);
   amber_heap_set_clean(h, 1);
+  amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "options.h"
+#include "sim.h"
 
 #define LINE 64u
 
@@ -18,6 +19,10 @@ const char *const amber_pm_cat_name[AMBER_PM_NCAT] = {"data", "log", "checkpoint
 static enum amber_pm_mode mode = AMBER_PM_MODE_PMEM;
 static uint64_t crash_at;        /* AMBER_CRASH_AT, 0 = off */
 static uint64_t events;          /* persistence events so far (atomic) */
+int amber_pm_simulating;
+static void plant_init(void);
+static const struct amber_pm_site *planted; /* AMBER_PLANT: this site does nothing */
+static uint64_t planted_reached;
 
 /* Counters live in a per-thread block that is never freed, so stats can sum
  * the counters of threads that have exited. */
@@ -81,15 +86,24 @@ void amber_pm_init(void) {
   if (!strcmp(m, "pmem")) mode = AMBER_PM_MODE_PMEM;
   else if (!strcmp(m, "msync")) mode = AMBER_PM_MODE_MSYNC;
   else if (!strcmp(m, "none")) mode = AMBER_PM_MODE_NONE;
-  else if (!strcmp(m, "sim"))
-    amber_fatal("AMBER_PM=sim: the crash simulator is not built yet (issue [3/7]); use pmem, msync or none");
-  else amber_fatal("AMBER_PM=%s is not a persistence backend; use pmem, msync or none", m);
+  else if (!strcmp(m, "sim")) mode = AMBER_PM_MODE_SIM;
+  else amber_fatal("AMBER_PM=%s is not a persistence backend; use pmem, msync, none or sim", m);
   crash_at = amber_opt.crash_at;
+  if (mode == AMBER_PM_MODE_SIM) {
+    amber_sim_init();
+    amber_pm_simulating = 1;
+  }
+  plant_init();
+}
+
+void amber_pm_attach(struct amber_heap *h) {
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(h);
 }
 
 enum amber_pm_mode amber_pm_mode(void) { return mode; }
 const char *amber_pm_mode_name(void) {
-  return mode == AMBER_PM_MODE_PMEM ? "pmem" : mode == AMBER_PM_MODE_MSYNC ? "msync" : "none";
+  static const char *const names[] = {"pmem", "msync", "none", "sim"};
+  return names[mode];
 }
 
 /* Crash injection: the N-th event dies before it takes effect, so the heap
@@ -107,9 +121,14 @@ static inline void event(void) {
   }
 }
 
-void amber_pm_flush(const void *addr, size_t len, enum amber_pm_cat cat) {
+void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_t len, enum amber_pm_cat cat) {
   if (len == 0) return;
-  event();
+  if (__builtin_expect(site == planted, 0)) {
+    __atomic_add_fetch(&planted_reached, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_flush(addr, len);
+  else event();
   uintptr_t a = (uintptr_t)addr & ~(uintptr_t)(LINE - 1);
   uintptr_t e = (uintptr_t)addr + len;
   struct amber_pm_counters *c = amber_pm_counters();
@@ -128,17 +147,70 @@ void amber_pm_flush(const void *addr, size_t len, enum amber_pm_cat cat) {
     break;
   }
   case AMBER_PM_MODE_NONE:
+  case AMBER_PM_MODE_SIM:
     break;
   }
 }
 
-void amber_pm_fence(enum amber_pm_cat cat) {
-  event();
+void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) {
+  if (__builtin_expect(site == planted, 0)) {
+    __atomic_add_fetch(&planted_reached, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_fence();
+  else event();
   amber_pm_counters()->fences[cat]++;
   if (mode == AMBER_PM_MODE_PMEM) pmem_drain();
 }
 
-void amber_pm_persist(const void *addr, size_t len, enum amber_pm_cat cat) {
-  amber_pm_flush(addr, len, cat);
-  amber_pm_fence(cat);
+/* ---- sites and planted bugs ---- */
+
+extern const struct amber_pm_site __start_amber_pm_sites[], __stop_amber_pm_sites[];
+
+static int site_order(const void *a, const void *b) {
+  const struct amber_pm_site *x = *(const struct amber_pm_site *const *)a, *y = *(const struct amber_pm_site *const *)b;
+  int c = strcmp(x->file, y->file);
+  if (c) return c;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x->kind - y->kind;
+}
+
+static const struct amber_pm_site **sorted_sites;
+static size_t nsites;
+
+static void sort_sites(void) {
+  nsites = (size_t)(__stop_amber_pm_sites - __start_amber_pm_sites);
+  sorted_sites = malloc((nsites + 1) * sizeof *sorted_sites);
+  if (!sorted_sites) amber_fatal("out of memory for the flush-site table");
+  for (size_t i = 0; i < nsites; i++) sorted_sites[i] = &__start_amber_pm_sites[i];
+  qsort(sorted_sites, nsites, sizeof *sorted_sites, site_order);
+}
+
+const struct amber_pm_site *const *amber_pm_sites(size_t *n) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, sort_sites);
+  *n = nsites;
+  return sorted_sites;
+}
+
+static void planted_report(void) {
+  char buf[128];
+  int len = snprintf(buf, sizeof buf, "amber-sim: plant - %llu reached=%llu\n", (unsigned long long)amber_opt.plant,
+                     (unsigned long long)__atomic_load_n(&planted_reached, __ATOMIC_RELAXED));
+  if (write(1, buf, (size_t)len) < 0) { /* stdout closed */
+  }
+}
+
+static void plant_init(void) {
+  if (!amber_opt.plant) return;
+  size_t n;
+  const struct amber_pm_site *const *sites = amber_pm_sites(&n);
+  if (amber_opt.plant > n)
+    amber_fatal("AMBER_PLANT=%llu: this runtime has %zu flush and fence sites; use 1..%zu (amber plant-sites lists them)",
+                (unsigned long long)amber_opt.plant, n, n);
+  planted = sites[amber_opt.plant - 1];
+  amber_warn("AMBER_PLANT=%llu removes the %s at %s:%d (%s): a planted bug for testing the crash harness; this heap is NOT crash-safe",
+             (unsigned long long)amber_opt.plant, planted->kind == AMBER_SITE_FLUSH ? "flush" : "fence", planted->file,
+             planted->line, planted->func);
+  if (mode == AMBER_PM_MODE_SIM) atexit(planted_report);
 }

@@ -16,7 +16,24 @@ enum amber_pm_cat {
 };
 extern const char *const amber_pm_cat_name[AMBER_PM_NCAT];
 
-enum amber_pm_mode { AMBER_PM_MODE_PMEM, AMBER_PM_MODE_MSYNC, AMBER_PM_MODE_NONE };
+enum amber_pm_mode { AMBER_PM_MODE_PMEM, AMBER_PM_MODE_MSYNC, AMBER_PM_MODE_NONE, AMBER_PM_MODE_SIM };
+
+/* Every flush or fence call in the runtime is a site, recorded at build time
+ * in section amber_pm_sites, so planted-bug runs (AMBER_PLANT=k) can remove
+ * exactly one of them.  docs/crashtest.md. */
+enum amber_pm_site_kind { AMBER_SITE_FLUSH, AMBER_SITE_FENCE };
+struct amber_pm_site {
+  const char *file;
+  const char *func;
+  int line;
+  int kind;
+};
+#define AMBER_PM_SITE_(k)                                                                                   \
+  ({                                                                                                        \
+    static const struct amber_pm_site amber_site_ __attribute__((section("amber_pm_sites"), used, aligned(8))) = { \
+        __FILE__, __func__, __LINE__, k};                                                                   \
+    &amber_site_;                                                                                           \
+  })
 
 /* Per-thread counters, summed by stats. */
 struct amber_pm_counters {
@@ -25,17 +42,51 @@ struct amber_pm_counters {
   uint64_t flushed_bytes;
 };
 
+struct amber_heap;
+
 /* Chooses the mode from AMBER_PM; fatal on an unknown name. */
 void amber_pm_init(void);
+/* The process's heap is open (before recovery): the simulator starts
+ * modelling it. */
+void amber_pm_attach(struct amber_heap *h);
 enum amber_pm_mode amber_pm_mode(void);
 const char *amber_pm_mode_name(void);
 
 /* Writes back every cache line of [addr, addr+len). */
-void amber_pm_flush(const void *addr, size_t len, enum amber_pm_cat cat);
+#define amber_pm_flush(addr, len, cat) amber_pm_flush_at(AMBER_PM_SITE_(AMBER_SITE_FLUSH), addr, len, cat)
 /* Orders and completes all earlier flushes of this thread. */
-void amber_pm_fence(enum amber_pm_cat cat);
-/* flush + fence. */
-void amber_pm_persist(const void *addr, size_t len, enum amber_pm_cat cat);
+#define amber_pm_fence(cat) amber_pm_fence_at(AMBER_PM_SITE_(AMBER_SITE_FENCE), cat)
+/* flush + fence (two sites). */
+#define amber_pm_persist(addr, len, cat)                                                                      \
+  do {                                                                                                        \
+    amber_pm_flush(addr, len, cat);                                                                           \
+    amber_pm_fence(cat);                                                                                      \
+  } while (0)
+void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_t len, enum amber_pm_cat cat);
+void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat);
+
+/* The runtime just wrote [addr, addr+len) of the heap.  Only the simulator
+ * needs to know (it records the store per cache line, in order). */
+void amber_pm_sim_wrote(const void *addr, size_t len);
+static inline void amber_pm_wrote(const void *addr, size_t len) {
+  extern int amber_pm_simulating;
+  if (__builtin_expect(amber_pm_simulating, 0)) amber_pm_sim_wrote(addr, len);
+}
+
+/* Points where the simulator's lint looks at what is not yet durable. */
+enum amber_pm_quiesce {
+  AMBER_QUIESCE_TX,    /* a transaction ended: its stores must be flushed */
+  AMBER_QUIESCE_OPEN,  /* recovery and open are done: everything durable */
+  AMBER_QUIESCE_CLOSE, /* clean close: everything durable */
+};
+static inline void amber_pm_quiesce(enum amber_pm_quiesce q) {
+  extern int amber_pm_simulating;
+  void amber_pm_sim_quiesce(enum amber_pm_quiesce q);
+  if (__builtin_expect(amber_pm_simulating, 0)) amber_pm_sim_quiesce(q);
+}
+
+/* The sites, numbered from 1 in (file, line, kind) order; *n gets the count. */
+const struct amber_pm_site *const *amber_pm_sites(size_t *n);
 
 /* The calling thread's counters (never NULL). */
 struct amber_pm_counters *amber_pm_counters(void);

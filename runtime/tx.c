@@ -8,6 +8,7 @@
 
 #include "alloc.h"
 #include "diag.h"
+#include "pm.h"
 
 __thread struct amber_thread *amber_self;
 static struct amber_thread *all_threads;
@@ -163,6 +164,7 @@ static void finish(struct amber_thread *t) {
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
   t->nvfree = 0;
   t->desc = NULL;
+  amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
 /* The outermost transaction of a thread: runs fn(arg), re-running it from

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "check.h"
 #include "amber_ordo.h"
 #include "diag.h"
 #include "engine.h"
@@ -20,6 +21,8 @@
 #include "ordo.h"
 #include "ordo_record.h"
 #include "pm.h"
+
+int amber_cmd_plant_sites(int argc, char **argv);
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -35,6 +38,8 @@ static void usage(FILE *f) {
           "  ordo [--matrix] [--json] [--png FILE]\n"
           "                      measure the ORDO clock boundary (cycles, ns), TSC frequency, clock mode;\n"
           "                      --matrix adds the pairwise CPU offsets, --png draws them as a heatmap\n"
+          "  plant-sites         the runtime's flush and fence sites, numbered for AMBER_PLANT\n"
+          "                      (planted-bug runs of the crash harness: docs/crashtest.md)\n"
           "  help-options [--markdown]\n"
           "                      the AMBER_* environment options (also --help-options)\n");
 }
@@ -124,18 +129,11 @@ static int cmd_info(int argc, char **argv) {
 }
 
 static int cmd_check(int argc, char **argv) {
-  if (argc < 1) {
+  if (argc != 1) {
     usage(stderr);
     return 2;
   }
-  struct amber_heap h;
-  if (open_heap(argv[0], 0, &h)) return 2;
-  int bad = h.engine->check(&h);
-  bad += amber_alloc_check(&h, h.data, NULL, NULL);
-  if (bad) fprintf(stderr, "amber: check: %s is damaged (%d problems)\n", h.path, bad);
-  else printf("%s: consistent\n", h.path);
-  amber_heap_unmap(&h);
-  return bad ? 1 : 0;
+  return amber_check_path(argv[0]);
 }
 
 static int cmd_recover(int argc, char **argv) {
@@ -146,6 +144,11 @@ static int cmd_recover(int argc, char **argv) {
   struct amber_heap h;
   if (open_heap(argv[0], 1, &h)) return 2;
   h.engine->recover(&h);
+  /* What recovery left is what the next program will use. */
+  if (amber_alloc_validate_image(&h, h.data) != 0) {
+    amber_heap_unmap(&h);
+    return 1;
+  }
   printf("%s: recovered\n", h.path);
   amber_heap_unmap(&h);
   return 0;
@@ -153,6 +156,12 @@ static int cmd_recover(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   amber_options_load();
+  /* amber check recovers on a private copy of the heap: nothing there is
+   * worth flushing, and no crash injection or simulation applies to it. */
+  if (argc > 1 && !strcmp(argv[1], "check")) {
+    amber_opt.pm = "none";
+    amber_opt.crash_at = 0;
+  }
   amber_pm_init();
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
@@ -168,6 +177,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(c, "recover")) return cmd_recover(argc - 2, argv + 2);
   if (!strcmp(c, "ordo")) return amber_cmd_ordo(argc - 2, argv + 2);
+  if (!strcmp(c, "plant-sites")) return amber_cmd_plant_sites(argc - 2, argv + 2);
   amber_error("unknown command '%s'; run amber --help", c);
   return 2;
 }

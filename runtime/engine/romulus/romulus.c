@@ -143,6 +143,7 @@ static void log_reset(struct rom_log *l) {
 
 static void set_state(struct amber_heap *h, uint64_t s, int fence) {
   __atomic_store_n(&h->status->engine_state, s, __ATOMIC_RELEASE);
+  amber_pm_wrote(&h->status->engine_state, 8);
   if (fence) amber_pm_persist(&h->status->engine_state, 8, AMBER_PM_HEADER);
   else amber_pm_flush(&h->status->engine_state, 8, AMBER_PM_HEADER);
 }
@@ -165,6 +166,25 @@ static int rom_validate(struct amber_heap *h) {
   if (s != ROM_IDLE && s != ROM_MUT && s != ROM_CPY)
     return amber_error("heap %s has a corrupt romulus state word (0x%llx); the file is damaged", h->path,
                        (unsigned long long)s);
+  /* Read-only opens (amber info, amber check) build nothing on the heap;
+   * amber check lists every problem itself. */
+  if (!h->writable) return 0;
+  /* The image recovery keeps (back while MUTATING, else main) is refused
+   * before recovery writes anything. */
+  if (amber_alloc_validate_image(h, s == ROM_MUT ? h->engine_area : h->data) != 0) return -1;
+  /* IDLE: the twins are equal.  Their allocator metadata (data header, page
+   * table; small) is compared at every open, so damage to either twin is
+   * refused instead of used; amber check compares the rest. */
+  if (s == ROM_IDLE) {
+    uint64_t np = h->hdr.data_size / AMBER_PAGE;
+    uint64_t meta = 1 + (np * sizeof(struct amber_page_desc) + AMBER_PAGE - 1) / AMBER_PAGE;
+    for (uint64_t p = 0; p < meta; p++)
+      if (memcmp(h->data + p * AMBER_PAGE, h->engine_area + p * AMBER_PAGE, AMBER_PAGE))
+        return amber_error("heap %s: the romulus twins differ in allocator metadata page %llu (file offsets 0x%llx and 0x%llx) while "
+                           "the heap is idle; the file is damaged: restore it from a copy (amber check lists every problem)",
+                           h->path, (unsigned long long)p, (unsigned long long)(h->hdr.data_offset + p * AMBER_PAGE),
+                           (unsigned long long)(h->hdr.engine_offset + p * AMBER_PAGE));
+  }
   return 0;
 }
 
@@ -175,6 +195,7 @@ static uint64_t copy_twin(char *to, const char *from, uint64_t size, enum amber_
   for (uint64_t off = 0; off < size; off += AMBER_PAGE) {
     if (memcmp(to + off, from + off, AMBER_PAGE) == 0) continue;
     memcpy(to + off, from + off, AMBER_PAGE);
+    amber_pm_wrote(to + off, AMBER_PAGE);
     amber_pm_flush(to + off, AMBER_PAGE, cat);
     changed++;
   }
@@ -198,14 +219,33 @@ static void rom_recover(struct amber_heap *h) {
 }
 
 static int rom_check(struct amber_heap *h) {
-  if (h->status->engine_state != ROM_IDLE) return 0; /* recovery pending: the twins may differ */
-  int bad = 0;
-  for (uint64_t off = 0; off < h->hdr.data_size; off += AMBER_PAGE)
-    if (memcmp(h->data + off, h->engine_area + off, AMBER_PAGE)) bad++;
-  if (bad)
-    amber_error("heap %s: romulus twins differ in %d pages while the heap is idle (a write escaped the transaction log)",
-                h->path, bad);
-  return bad ? 1 : 0;
+  uint64_t s = h->status->engine_state;
+  if (s != ROM_IDLE) {
+    /* Recovery pending (amber check recovers a private copy first, so only
+     * a caller that did not gets here): the twins may differ; the one
+     * recovery keeps is checkable. */
+    return amber_alloc_check(h, s == ROM_MUT ? h->engine_area : h->data, NULL, NULL);
+  }
+  /* IDLE: back is main's byte-for-byte twin.  Each run of differing pages
+   * is one problem. */
+  uint64_t np = h->hdr.data_size / AMBER_PAGE, first = amber_heap_dh(h)->first_page;
+  int runs = 0;
+  for (uint64_t p = 0; p < np; p++) {
+    if (!memcmp(h->data + p * AMBER_PAGE, h->engine_area + p * AMBER_PAGE, AMBER_PAGE)) continue;
+    uint64_t q = p + 1;
+    while (q < np && (q < first) == (p < first) && memcmp(h->data + q * AMBER_PAGE, h->engine_area + q * AMBER_PAGE, AMBER_PAGE)) q++;
+    if (++runs <= 20)
+      amber_error("heap %s: romulus twins differ in %llu page%s from page %llu (data offset 0x%llx, file offsets 0x%llx and 0x%llx) "
+                  "while the heap is idle: %s; restore the heap from a copy",
+                  h->path, (unsigned long long)(q - p), q - p > 1 ? "s" : "", (unsigned long long)p,
+                  (unsigned long long)(p * AMBER_PAGE), (unsigned long long)(h->hdr.data_offset + p * AMBER_PAGE),
+                  (unsigned long long)(h->hdr.engine_offset + p * AMBER_PAGE),
+                  p < first ? "the allocator metadata (data header, page table) is damaged in one of them"
+                            : "one copy is damaged, or code amber did not instrument wrote the heap after the last commit");
+    p = q - 1;
+  }
+  if (runs > 20) amber_error("heap %s: %d more runs of differing romulus pages not shown", h->path, runs - 20);
+  return runs;
 }
 
 static void rom_open(struct amber_heap *h) {
@@ -258,6 +298,7 @@ static void rom_store(struct amber_thread *t, void *addr, const void *src, size_
   uint64_t off = (uint64_t)((char *)addr - heap->data);
   for (uint64_t line = off & ~(uint64_t)(AMBER_LINE - 1); line < off + n; line += AMBER_LINE) add_line(l, line);
   memmove(addr, src, n);
+  amber_pm_wrote(addr, n);
 }
 
 /* Irrevocable code that amber never instrumented may write main anywhere:
@@ -293,13 +334,22 @@ static uint64_t each_changed_page(struct amber_heap *h, void (*fn)(struct amber_
   return n;
 }
 
+/* Only the lines that differ from back: a page changed by unlogged code
+ * usually differs in a few lines, and flushing the rest is wasted media
+ * bandwidth (the simulator's redundant-flush lint counts it). */
 static void flush_main_page(struct amber_heap *h, uint64_t off) {
-  amber_pm_flush(h->data + off, AMBER_PAGE, off < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
+  for (uint64_t l = off; l < off + AMBER_PAGE; l += AMBER_LINE)
+    if (memcmp(h->data + l, h->engine_area + l, AMBER_LINE))
+      amber_pm_flush(h->data + l, AMBER_LINE, off < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
 }
 
 static void copy_page_to_back(struct amber_heap *h, uint64_t off) {
-  memcpy(h->engine_area + off, h->data + off, AMBER_PAGE);
-  amber_pm_flush(h->engine_area + off, AMBER_PAGE, AMBER_PM_CKPT);
+  for (uint64_t l = off; l < off + AMBER_PAGE; l += AMBER_LINE) {
+    if (!memcmp(h->data + l, h->engine_area + l, AMBER_LINE)) continue;
+    memcpy(h->engine_area + l, h->data + l, AMBER_LINE);
+    amber_pm_wrote(h->engine_area + l, AMBER_LINE);
+    amber_pm_flush(h->engine_area + l, AMBER_LINE, AMBER_PM_CKPT);
+  }
 }
 
 /* Commit of a transaction whose writes are not all in the log: the same
@@ -328,6 +378,7 @@ static void rom_commit(struct amber_thread *t) {
     /* Fence 4: back has caught up with main. */
     for (size_t i = 0; i < l->n; i++) {
       memcpy(heap->engine_area + l->lines[i], heap->data + l->lines[i], AMBER_LINE);
+      amber_pm_wrote(heap->engine_area + l->lines[i], AMBER_LINE);
       amber_pm_flush(heap->engine_area + l->lines[i], AMBER_LINE, AMBER_PM_CKPT);
     }
     amber_pm_fence(AMBER_PM_CKPT);

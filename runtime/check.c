@@ -1,0 +1,140 @@
+/* amber check (check.h).  Opening the heap already validated what every
+ * program validates (header and its checksum, file size, status word,
+ * ORDO slots, engine state word, data-header geometry); this adds what a
+ * program does not look at on each open: every unused byte that must be
+ * zero, the ORDO records' fields, the status words, then, on what recovery
+ * leaves, the engine's structures and the allocator's page table and root. */
+#include "check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "crc32c.h"
+#include "diag.h"
+#include "engine.h"
+#include "heap.h"
+#include "ordo_record.h"
+
+#define DAMAGED "the heap file is damaged: restore it from a copy"
+
+static int zero_run(const struct amber_heap *h, uint64_t from, uint64_t to, const char *what) {
+  const unsigned char *m = h->meta;
+  for (uint64_t i = from; i < to; i++)
+    if (m[i]) {
+      amber_error("heap %s: %s is not zero (byte 0x%02x at file offset 0x%llx); " DAMAGED, h->path, what, m[i],
+                  (unsigned long long)i);
+      return 1;
+    }
+  return 0;
+}
+
+static int slot_empty(const struct amber_ordo_record *r, size_t n) {
+  const unsigned char *c = (const unsigned char *)r;
+  for (size_t i = 0; i < n; i++)
+    if (c[i]) return 0;
+  return 1;
+}
+
+static int slot_valid(const struct amber_ordo_record *r) {
+  return r->magic == AMBER_ORDO_MAGIC && r->crc == amber_crc32c(0, r, offsetof(struct amber_ordo_record, crc));
+}
+
+static int check_ordo(const struct amber_heap *h) {
+  int bad = 0;
+  const struct amber_ordo_record *s[2];
+  int valid[2];
+  for (int i = 0; i < 2; i++) {
+    s[i] = (const struct amber_ordo_record *)((const char *)h->meta + AMBER_ORDO_OFFSET + (uint64_t)i * AMBER_ORDO_SLOT);
+    valid[i] = slot_valid(s[i]);
+  }
+  for (int i = 0; i < 2; i++) {
+    uint64_t off = AMBER_ORDO_OFFSET + (uint64_t)i * AMBER_ORDO_SLOT;
+    if (valid[i]) {
+      if (s[i]->mode != 1 && s[i]->mode != 2) {
+        amber_error("heap %s: ORDO record slot %d (file offset 0x%llx) has clock mode %u (1 tsc, 2 logical); " DAMAGED, h->path, i,
+                    (unsigned long long)off, s[i]->mode);
+        bad++;
+      }
+      if (s[i]->reserved || s[i]->fp.pad) {
+        amber_error("heap %s: ORDO record slot %d (file offset 0x%llx) has reserved fields set; " DAMAGED, h->path, i,
+                    (unsigned long long)off);
+        bad++;
+      }
+    } else if (!slot_empty(s[i], sizeof *s[i])) {
+      /* A write goes to the slot that is not current, so a crash in the
+       * middle of one leaves exactly this: legal, and harmless. */
+      amber_warn("heap %s: ORDO record slot %d (file offset 0x%llx) fails its checksum: an interrupted write, or damage; %s", h->path, i,
+                 (unsigned long long)off, valid[!i] ? "the other slot is used" : "the heap has no ORDO record");
+    }
+    char what[64];
+    snprintf(what, sizeof what, "the unused end of ORDO record slot %d", i);
+    bad += zero_run(h, off + sizeof *s[i], off + AMBER_ORDO_SLOT, what);
+  }
+  /* Each write takes the other slot and the next number. */
+  if (valid[0] && valid[1] && s[0]->seq + 1 != s[1]->seq && s[1]->seq + 1 != s[0]->seq) {
+    amber_error("heap %s: the two ORDO record slots (file offset 0x%x) hold writes %llu and %llu, which are not consecutive; " DAMAGED,
+                h->path, AMBER_ORDO_OFFSET, (unsigned long long)s[0]->seq, (unsigned long long)s[1]->seq);
+    bad++;
+  }
+  return bad;
+}
+
+int amber_check_meta(const struct amber_heap *h) {
+  int bad = 0;
+  bad += zero_run(h, sizeof(struct amber_header), AMBER_STATUS_OFFSET, "the unused end of the header page");
+  const struct amber_status *st = h->status;
+  for (unsigned i = 0; i < sizeof st->reserved / sizeof st->reserved[0]; i++)
+    if (st->reserved[i]) {
+      amber_error("heap %s: reserved status word %u (file offset 0x%llx) is 0x%llx, not 0; " DAMAGED, h->path, i,
+                  (unsigned long long)(AMBER_STATUS_OFFSET + offsetof(struct amber_status, reserved) + 8 * i),
+                  (unsigned long long)st->reserved[i]);
+      bad++;
+    }
+  bad += zero_run(h, AMBER_STATUS_OFFSET + sizeof *st, AMBER_ORDO_OFFSET, "the unused end of the status page");
+  bad += check_ordo(h);
+  bad += zero_run(h, AMBER_ORDO_OFFSET + 2 * AMBER_ORDO_SLOT, AMBER_META_SIZE, "the unused metadata area before the data area");
+  return bad;
+}
+
+int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes) {
+  int bad = h->engine->check(h);
+  bad += amber_alloc_check(h, h->data, objects, bytes);
+  return bad;
+}
+
+int amber_check_path(const char *path) {
+  struct amber_heap h;
+  if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, &h) != 0) return 2;
+  int bad = amber_check_meta(&h);
+  uint64_t clean = h.status->clean, state = h.status->engine_state;
+  /* The private mappings take recovery's writes; the file never sees them. */
+  h.engine->recover(&h);
+  int pending = h.status->engine_state != state;
+  if (pending && clean == AMBER_CLEAN) {
+    amber_error("heap %s: marked cleanly closed, but its %s engine state word (file offset 0x%llx, 0x%llx) says recovery is pending; "
+                "the status page is damaged: run amber recover on a copy and compare, or restore the heap from a copy",
+                h.path, h.engine->name, (unsigned long long)(AMBER_STATUS_OFFSET + offsetof(struct amber_status, engine_state)),
+                (unsigned long long)state);
+    bad++;
+  }
+  if (clean != AMBER_CLEAN)
+    printf("%s: not closed cleanly (a program crashed, was killed, or is still running)%s\n", h.path,
+           pending ? "; recovery is pending: checking the state recovery will produce, computed on a private copy (the file is not changed)"
+                   : "; no recovery is needed");
+  size_t objs = 0, used = 0;
+  bad += amber_check_recovered(&h, &objs, &used);
+  const struct amber_data_header *dh = amber_heap_dh(&h);
+  if (bad) {
+    amber_error("heap %s is damaged: %d problem%s (listed above); restore it from a copy. Until then, do not run programs on it: "
+                "what they write may be lost",
+                h.path, bad, bad == 1 ? "" : "s");
+  } else {
+    printf("%s: consistent (%s engine, %zu objects, %zu bytes in use of %llu", h.path, h.engine->name, objs, used,
+           (unsigned long long)h.hdr.data_size);
+    if (dh->root_off) printf(", root at offset 0x%llx, %llu bytes)\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
+    else printf(", no root)\n");
+  }
+  amber_heap_unmap(&h);
+  return bad ? 1 : 0;
+}

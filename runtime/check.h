@@ -1,0 +1,28 @@
+/* amber check: verification of every structure of a heap file, without
+ * writing it (docs/format.md lists the structures). */
+#ifndef AMBER_CHECK_H
+#define AMBER_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct amber_heap;
+
+/* The metadata outside the data area of an open heap, as found in the file
+ * (before any recovery): header page, status words, ORDO record slots,
+ * unused bytes.  Prints each problem; returns their number. */
+int amber_check_meta(const struct amber_heap *h);
+
+/* What recovery leaves: the engine's own structures (engine->check) and the
+ * allocator's metadata of the data area.  Call it after engine->recover.
+ * Prints each problem; returns their number; fills objects/bytes. */
+int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes);
+
+/* The whole of `amber check PATH`: opens the heap read-only (validation),
+ * checks its metadata, runs recovery on a private copy-on-write mapping
+ * when a crash left it pending (the file is never written), checks the
+ * result, and prints a summary.  Returns the exit status: 0 consistent,
+ * 1 damaged, 2 unusable (refused at open). */
+int amber_check_path(const char *path);
+
+#endif
