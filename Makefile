@@ -4,7 +4,7 @@ BUILD ?= build
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: build demo test bench install clean bootstrap configure
+.PHONY: build demo test bench install clean bootstrap configure crashtest
 
 build: configure
 	cmake --build $(BUILD)
@@ -26,6 +26,14 @@ test: build
 
 bench: build
 	@bench/run
+
+# Full crash enumeration of every workload, then every planted bug (quick
+# walks: a planted run stops at its first violation).  Prints the figures of
+# docs/crashtest.md; exits non-zero on any violation or uncaught planted bug.
+crashtest: build
+	@tools/crashtest --build $(BUILD) --full; full=$$?; \
+	tools/crashtest --build $(BUILD) --quick --plant all; plant=$$?; \
+	[ $$full = 0 ] && [ $$plant = 0 ]
 
 install: build
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null

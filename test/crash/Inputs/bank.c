@@ -4,7 +4,8 @@
  * partial transfer nor a leaked or lost record.
  *
  *   bank run N     do N transfers, printing "ack I" after each commit
- *   bank check     verify; prints "transfers T", "check: ok" or exits 1
+ *   bank check     verify; prints "transfers T", "progress: T" (the transfers
+ *                  present, for tools/crashtest), "check: ok" or exits 1
  */
 #include <amber.h>
 #include <stdio.h>
@@ -86,6 +87,7 @@ int main(int argc, char **argv) {
   long root_bytes = 192; /* sizeof(struct bank) (168) rounded to its size class */
   long leaked = (long)u.bytes - bytes - root_bytes;
   printf("transfers %ld\nsum %ld\nrecords %ld\nleaked-bytes %ld\n", b->transfers, sum, count, leaked);
+  printf("progress: %ld\n", b->transfers);
   if (leaked != 0) ok = 0;
   printf("check: %s\n", ok ? "ok" : "FAILED");
   return ok ? 0 : 1;
