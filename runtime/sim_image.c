@@ -168,7 +168,10 @@ static int run_checker(const char *image, int nested, char *cap, size_t *caplen)
   }
   close(p[1]);
   *caplen = 0;
-  time_t deadline = time(NULL) + (time_t)(amber_opt.sim_timeout ? amber_opt.sim_timeout : 60);
+  /* A nested walker checks many images of its own, each under the
+   * timeout: it gets twenty times as long before it counts as hung. */
+  time_t limit = (time_t)(amber_opt.sim_timeout ? amber_opt.sim_timeout : 60) * (nested ? 20 : 1);
+  time_t deadline = time(NULL) + limit;
   int timed_out = 0;
   for (;;) {
     struct pollfd pf = {.fd = p[0], .events = POLLIN};
