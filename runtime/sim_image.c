@@ -23,7 +23,6 @@
 #define LINE 64u
 #define PAGE 4096u
 #define OUT_MAX 2000
-#define CAPTURE_MAX (256u << 10)
 
 static void die(const char *fmt, ...) {
   char buf[512];
@@ -149,9 +148,56 @@ static void child_env(const char *image, int nested) {
   setenv("AMBER_SIM_JOBS", "1", 1);
 }
 
-/* Runs the checker on `image`; its stdout and stderr go to `cap`.  Returns
- * the exit status, -SIG when killed, or INT32_MIN on timeout. */
-static int run_checker(const char *image, int nested, char *cap, size_t *caplen) {
+/* The checker's output, read line by line as it comes: a nested walker's
+ * own lines are forwarded at once (it may print thousands), the rest is
+ * kept, cut at OUT_MAX, for the image's result line. */
+struct capture {
+  const char *tag;
+  char line[4096];
+  size_t ll;
+  char out[OUT_MAX + 8];
+  size_t o;
+};
+
+static void take_line(struct capture *c, const char *s, size_t len) {
+  const char *tag = c->tag;
+  if (len > 11 && !strncmp(s, "amber-sim: ", 11)) {
+    char line[4200];
+    int n = 0;
+    if (len > 17 && !strncmp(s, "amber-sim: image ", 17))
+      n = snprintf(line, sizeof line, "amber-sim: image %s/%.*s\n", tag, (int)(len - 17), s + 17);
+    else if (len > 18 && !strncmp(s, "amber-sim: images ", 18))
+      n = snprintf(line, sizeof line, "amber-sim: images %s/%.*s\n", tag, (int)(len - 18), s + 18);
+    else if (len > 18 && !strncmp(s, "amber-sim: lint - ", 18))
+      n = snprintf(line, sizeof line, "amber-sim: lint %s %.*s\n", tag, (int)(len - 18), s + 18);
+    else if (len > 19 && !strncmp(s, "amber-sim: plant - ", 19))
+      n = snprintf(line, sizeof line, "amber-sim: plant %s %.*s\n", tag, (int)(len - 19), s + 19);
+    else if (len > 17 && !strncmp(s, "amber-sim: point ", 17) && memmem(s, len, " failed ", 8))
+      n = snprintf(line, sizeof line, "amber-sim: point %s/%.*s\n", tag, (int)(len - 17), s + 17);
+    if (n > 0) emit(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    return;
+  }
+  if (c->o && c->o + 3 < OUT_MAX) {
+    memcpy(c->out + c->o, " | ", 3);
+    c->o += 3;
+  }
+  for (size_t i = 0; i < len && c->o < OUT_MAX; i++) c->out[c->o++] = s[i];
+}
+
+static void take_bytes(struct capture *c, const char *buf, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (buf[i] == '\n' || c->ll == sizeof c->line) {
+      take_line(c, c->line, c->ll);
+      c->ll = 0;
+      if (buf[i] == '\n') continue;
+    }
+    c->line[c->ll++] = buf[i];
+  }
+}
+
+/* Runs the checker on `image`, its stdout and stderr into `c`.  Returns the
+ * exit status, -SIG when killed, or INT32_MIN on timeout. */
+static int run_checker(const char *image, int nested, struct capture *c) {
   int p[2];
   if (pipe(p) != 0) die("cannot make a pipe: %s", strerror(errno));
   pid_t pid = fork();
@@ -167,7 +213,6 @@ static int run_checker(const char *image, int nested, char *cap, size_t *caplen)
     _exit(127);
   }
   close(p[1]);
-  *caplen = 0;
   /* A nested walker checks many images of its own, each under the
    * timeout: it gets twenty times as long before it counts as hung. */
   time_t limit = (time_t)(amber_opt.sim_timeout ? amber_opt.sim_timeout : 60) * (nested ? 20 : 1);
@@ -186,13 +231,10 @@ static int run_checker(const char *image, int nested, char *cap, size_t *caplen)
     ssize_t r = read(p[0], buf, sizeof buf);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
-    size_t take = (size_t)r;
-    if (*caplen + take > CAPTURE_MAX - 1) take = CAPTURE_MAX - 1 - *caplen;
-    memcpy(cap + *caplen, buf, take);
-    *caplen += take;
+    take_bytes(c, buf, (size_t)r);
   }
+  if (c->ll) take_line(c, c->line, c->ll);
   close(p[0]);
-  cap[*caplen] = 0;
   int st;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
@@ -202,47 +244,16 @@ static int run_checker(const char *image, int nested, char *cap, size_t *caplen)
   return WEXITSTATUS(st);
 }
 
-/* Prints the image's result line and forwards the nested walk's lines. */
-static void report(const char *tag, const char *kind, int rc, const char *cap) {
-  char *out = xmalloc(OUT_MAX + 16);
-  size_t o = 0;
-  for (const char *s = cap; *s;) {
-    const char *e = strchr(s, '\n');
-    size_t len = e ? (size_t)(e - s) : strlen(s);
-    if (len > 11 && !strncmp(s, "amber-sim: ", 11)) {
-      char line[4096];
-      int n = 0;
-      /* The nested walk's lines, tagged with this image. */
-      if (len > 17 && !strncmp(s, "amber-sim: image ", 17))
-        n = snprintf(line, sizeof line, "amber-sim: image %s/%.*s\n", tag, (int)(len - 17), s + 17);
-      else if (len > 18 && !strncmp(s, "amber-sim: images ", 18))
-        n = snprintf(line, sizeof line, "amber-sim: images %s/%.*s\n", tag, (int)(len - 18), s + 18);
-      else if (len > 18 && !strncmp(s, "amber-sim: lint - ", 18))
-        n = snprintf(line, sizeof line, "amber-sim: lint %s %.*s\n", tag, (int)(len - 18), s + 18);
-      else if (len > 19 && !strncmp(s, "amber-sim: plant - ", 19))
-        n = snprintf(line, sizeof line, "amber-sim: plant %s %.*s\n", tag, (int)(len - 19), s + 19);
-      else if (len > 17 && !strncmp(s, "amber-sim: point ", 17) && strstr(s, " failed ") && strstr(s, " failed ") < s + len)
-        n = snprintf(line, sizeof line, "amber-sim: point %s/%.*s\n", tag, (int)(len - 17), s + 17);
-      if (n > 0) emit(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    } else {
-      for (size_t i = 0; i < len && o < OUT_MAX; i++) out[o++] = s[i] == '\n' ? ' ' : s[i];
-      if (o + 3 < OUT_MAX) {
-        memcpy(out + o, " | ", 3);
-        o += 3;
-      }
-    }
-    s += len + (e ? 1 : 0);
-  }
-  while (o >= 3 && !memcmp(out + o - 3, " | ", 3)) o -= 3;
-  out[o] = 0;
+/* The image's result line. */
+static void report(const char *kind, int rc, struct capture *c) {
+  c->out[c->o] = 0;
   char rcs[32];
   if (rc == -2147483647 - 1) snprintf(rcs, sizeof rcs, "timeout");
   else snprintf(rcs, sizeof rcs, "%d", rc);
   char *line = xmalloc(OUT_MAX + 256);
-  int n = snprintf(line, OUT_MAX + 256, "amber-sim: image %s %s rc=%s out=%s\n", tag, kind, rcs, out);
+  int n = snprintf(line, OUT_MAX + 256, "amber-sim: image %s %s rc=%s out=%s\n", c->tag, kind, rcs, c->out);
   emit(line, (size_t)n);
   free(line);
-  free(out);
 }
 
 /* ---- choosing the images ---- */
@@ -253,7 +264,7 @@ struct point {
   uint64_t checked;
   char dir[512];
   int keep;
-  char *cap;
+  struct capture *cap;
 };
 
 static void one_image(struct point *pt, const char *kind, const uint32_t *prefix, const struct sim_store *const *order,
@@ -271,9 +282,11 @@ static void one_image(struct point *pt, const char *kind, const uint32_t *prefix
     return;
   }
   int nested = !amber_opt.sim_nested && pt->checked <= amber_opt.sim_recovery;
-  size_t caplen;
-  int rc = run_checker(path, nested, pt->cap, &caplen);
-  report(tag, kind, rc, pt->cap);
+  struct capture *c = pt->cap;
+  memset(c, 0, sizeof *c);
+  c->tag = tag;
+  int rc = run_checker(path, nested, c);
+  report(kind, rc, c);
   if (!pt->keep) unlink(path);
 }
 
@@ -378,7 +391,7 @@ void amber_sim_point(uint64_t n) {
   const char *dir = amber_opt.sim_dir[0] ? amber_opt.sim_dir : getenv("TMPDIR");
   snprintf(pt.dir, sizeof pt.dir, "%s", dir && dir[0] ? dir : "/dev/shm");
   pt.keep = amber_opt.sim_keep || !amber_opt.sim_check[0];
-  pt.cap = xmalloc(CAPTURE_MAX);
+  pt.cap = xmalloc(sizeof *pt.cap);
   collect();
   if (amber_opt.sim_eadr) eadr_model(&pt);
   else line_model(&pt);
