@@ -194,11 +194,8 @@ const struct amber_pm_site *const *amber_pm_sites(size_t *n) {
 }
 
 static void planted_report(void) {
-  char buf[128];
-  int len = snprintf(buf, sizeof buf, "amber-sim: plant - %llu reached=%llu\n", (unsigned long long)amber_opt.plant,
-                     (unsigned long long)__atomic_load_n(&planted_reached, __ATOMIC_RELAXED));
-  if (write(1, buf, (size_t)len) < 0) { /* stdout closed */
-  }
+  amber_sim_say("amber-sim: plant - %llu reached=%llu\n", (unsigned long long)amber_opt.plant,
+                (unsigned long long)__atomic_load_n(&planted_reached, __ATOMIC_RELAXED));
 }
 
 static void plant_init(void) {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,23 +209,27 @@ static int selected(uint64_t n) {
   return x % k == 0;
 }
 
-static void say(const char *fmt, unsigned long long a) {
-  char buf[128];
-  int len = snprintf(buf, sizeof buf, fmt, a);
-  if (write(1, buf, (size_t)len) < 0) { /* stdout closed: nothing to tell */
+void amber_sim_say(const char *fmt, ...) {
+  char buf[4608];
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (len < 0) return;
+  if ((size_t)len >= sizeof buf) {
+    len = (int)sizeof buf - 1;
+    buf[len - 1] = '\n';
+  }
+  if (write(1, buf, (size_t)len) < 0) { /* stdout closed: nobody listens */
   }
 }
 
 /* A crash-point child that did not finish cleanly lost images: say so, so
  * a harness counts it instead of missing it. */
 static void reaped(size_t i, int st) {
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    char buf[128];
-    int len = snprintf(buf, sizeof buf, "amber-sim: point %llu failed status=%d\n", (unsigned long long)kids[i].n,
-                       WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
-    if (write(1, buf, (size_t)len) < 0) {
-    }
-  }
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    amber_sim_say("amber-sim: point %llu failed status=%d\n", (unsigned long long)kids[i].n,
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
   kids[i] = kids[--nkids];
 }
 
@@ -253,7 +258,7 @@ static void crash_point(uint64_t n) {
   }
   points++;
   amber_sim_adopt_untracked();
-  say("amber-sim: point %llu\n", (unsigned long long)n);
+  amber_sim_say("amber-sim: point %llu\n", (unsigned long long)n);
   if (crash) {
     amber_sim_point(n);
     const char msg[] = "amber: crash injected (AMBER_CRASH_AT)\n";
@@ -281,8 +286,6 @@ static uint64_t event(void) {
   crash_point(n);
   return n;
 }
-
-uint64_t amber_sim_events(void) { return events; }
 
 void amber_sim_flush(const void *addr, size_t len) {
   pthread_mutex_lock(&lock);
@@ -384,19 +387,12 @@ static void report(void) {
   if (getpid() != owner || !attached) return; /* walk children and heapless tools have nothing to say */
   pthread_mutex_lock(&lock);
   while (nkids) wait_kid(1);
-  char buf[512];
-  int len = snprintf(buf, sizeof buf,
-                     "amber-sim: lint - tx=%llu redundant-flush=%llu empty-fence=%llu unflushed-at-commit=%llu "
-                     "undurable-at-quiesce=%llu untracked=%llu\n",
-                     (unsigned long long)lint.tx, (unsigned long long)lint.redundant_flush,
-                     (unsigned long long)lint.empty_fence, (unsigned long long)lint.unflushed_at_commit,
-                     (unsigned long long)lint.undurable_at_quiesce, (unsigned long long)lint.untracked);
-  if (write(1, buf, (size_t)len) < 0) {
-  }
-  len = snprintf(buf, sizeof buf, "amber-sim: walk events=%llu points=%llu\n", (unsigned long long)events,
-                 (unsigned long long)points);
-  if (write(1, buf, (size_t)len) < 0) {
-  }
+  amber_sim_say("amber-sim: lint - tx=%llu redundant-flush=%llu empty-fence=%llu unflushed-at-commit=%llu "
+                "undurable-at-quiesce=%llu untracked=%llu\n",
+                (unsigned long long)lint.tx, (unsigned long long)lint.redundant_flush,
+                (unsigned long long)lint.empty_fence, (unsigned long long)lint.unflushed_at_commit,
+                (unsigned long long)lint.undurable_at_quiesce, (unsigned long long)lint.untracked);
+  amber_sim_say("amber-sim: walk events=%llu points=%llu\n", (unsigned long long)events, (unsigned long long)points);
   pthread_mutex_unlock(&lock);
 }
 

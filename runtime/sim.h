@@ -52,7 +52,9 @@ void amber_sim_init(void);
 void amber_sim_attach(struct amber_heap *h);
 void amber_sim_flush(const void *addr, size_t len);
 void amber_sim_fence(void);
-uint64_t amber_sim_events(void);
+/* One line to stdout with one write(2), so lines of the program, of walk
+ * children and of checkers never interleave mid-line. */
+void amber_sim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Adopts stores nobody reported (memory that differs from the model) as
  * pending stores.  Call with the heap quiet: the walk does it in the

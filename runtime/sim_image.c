@@ -44,11 +44,6 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-static void emit(const char *s, size_t n) {
-  if (write(1, s, n) < 0) { /* nobody listens */
-  }
-}
-
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -161,20 +156,20 @@ struct capture {
 
 static void take_line(struct capture *c, const char *s, size_t len) {
   const char *tag = c->tag;
+  /* A nested walker's own lines, with this image's tag in front. */
+  static const struct {
+    const char *from, *to, *sep;
+  } fwd[] = {{"amber-sim: image ", "amber-sim: image ", "/"},  {"amber-sim: images ", "amber-sim: images ", "/"},
+             {"amber-sim: lint - ", "amber-sim: lint ", " "},  {"amber-sim: plant - ", "amber-sim: plant ", " "},
+             {"amber-sim: point ", "amber-sim: point ", "/"}};
   if (len > 11 && !strncmp(s, "amber-sim: ", 11)) {
-    char line[4200];
-    int n = 0;
-    if (len > 17 && !strncmp(s, "amber-sim: image ", 17))
-      n = snprintf(line, sizeof line, "amber-sim: image %s/%.*s\n", tag, (int)(len - 17), s + 17);
-    else if (len > 18 && !strncmp(s, "amber-sim: images ", 18))
-      n = snprintf(line, sizeof line, "amber-sim: images %s/%.*s\n", tag, (int)(len - 18), s + 18);
-    else if (len > 18 && !strncmp(s, "amber-sim: lint - ", 18))
-      n = snprintf(line, sizeof line, "amber-sim: lint %s %.*s\n", tag, (int)(len - 18), s + 18);
-    else if (len > 19 && !strncmp(s, "amber-sim: plant - ", 19))
-      n = snprintf(line, sizeof line, "amber-sim: plant %s %.*s\n", tag, (int)(len - 19), s + 19);
-    else if (len > 17 && !strncmp(s, "amber-sim: point ", 17) && memmem(s, len, " failed ", 8))
-      n = snprintf(line, sizeof line, "amber-sim: point %s/%.*s\n", tag, (int)(len - 17), s + 17);
-    if (n > 0) emit(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++) {
+      size_t f = strlen(fwd[k].from);
+      if (len <= f || strncmp(s, fwd[k].from, f)) continue;
+      if (k == 4 && !memmem(s, len, " failed ", 8)) break; /* only failed points */
+      amber_sim_say("%s%s%s%.*s\n", fwd[k].to, tag, fwd[k].sep, (int)(len - f), s + f);
+      break;
+    }
     return;
   }
   if (c->o && c->o + 3 < OUT_MAX) {
@@ -250,10 +245,7 @@ static void report(const char *kind, int rc, struct capture *c) {
   char rcs[32];
   if (rc == -2147483647 - 1) snprintf(rcs, sizeof rcs, "timeout");
   else snprintf(rcs, sizeof rcs, "%d", rc);
-  char *line = xmalloc(OUT_MAX + 256);
-  int n = snprintf(line, OUT_MAX + 256, "amber-sim: image %s %s rc=%s out=%s\n", c->tag, kind, rcs, c->out);
-  emit(line, (size_t)n);
-  free(line);
+  amber_sim_say("amber-sim: image %s %s rc=%s out=%s\n", c->tag, kind, rcs, c->out);
 }
 
 /* ---- choosing the images ---- */
@@ -276,9 +268,7 @@ static void one_image(struct point *pt, const char *kind, const uint32_t *prefix
   snprintf(tag, sizeof tag, "%llu.%llu", (unsigned long long)pt->n, (unsigned long long)pt->checked);
   write_image(path, prefix, order, global);
   if (!amber_opt.sim_check[0]) {
-    char line[900];
-    int n = snprintf(line, sizeof line, "amber-sim: image %s %s rc=none out=%s\n", tag, kind, path);
-    emit(line, (size_t)n);
+    amber_sim_say("amber-sim: image %s %s rc=none out=%s\n", tag, kind, path);
     return;
   }
   int nested = !amber_opt.sim_nested && pt->checked <= amber_opt.sim_recovery;
@@ -295,10 +285,8 @@ static void set_all(uint32_t *prefix, int full) {
 }
 
 static void header(struct point *pt, uint64_t count, const char *mode) {
-  char line[160];
-  int n = snprintf(line, sizeof line, "amber-sim: images %llu %llu %llu %s\n", (unsigned long long)pt->n,
-                   (unsigned long long)count, (unsigned long long)pt->total, mode);
-  emit(line, (size_t)n);
+  amber_sim_say("amber-sim: images %llu %llu %llu %s\n", (unsigned long long)pt->n, (unsigned long long)count,
+                (unsigned long long)pt->total, mode);
 }
 
 static void per_line_images(struct point *pt, uint32_t *prefix) {
