@@ -121,6 +121,16 @@ static unsigned long bench_seed = 1;
 static int bench_zipf, bench_verify, bench_preload_only;
 static const char *bench_pool = "/dev/shm/amber-bench.pool";
 static volatile int bench_stop;
+/* Bytes the PMDK ports store in their update transactions (they count each
+ * store with BENCH_STORED; only under the writer lock, so a plain counter
+ * does): the denominator of their write amplification.  The amber build's
+ * runtime counts its own stores. */
+static uint64_t bench_stored;
+#if defined(AMBER_BENCH_PMDK)
+#define BENCH_STORED(n) (bench_stored += (uint64_t)(n))
+#else
+#define BENCH_STORED(n) ((void)0)
+#endif
 
 /* ---- keys: xorshift64, uniform or (scrambled) zipfian ------------------ */
 static inline uint64_t bench_rnd(uint64_t *s) {
@@ -161,12 +171,12 @@ static int wl_remove(long key);
 
 struct bench_worker {
   pthread_t th;
-  uint64_t ops, updates, hits, seed;
+  uint64_t ops, updates, update_ops, hits, seed;
 };
 
 static void *bench_thread(void *arg) {
   struct bench_worker *w = arg;
-  uint64_t s = w->seed, ops = 0, upd = 0, hits = 0;
+  uint64_t s = w->seed, ops = 0, upd = 0, hits = 0, lookups = 0;
   while (!bench_stop) {
     long key = bench_key(&s);
     /* ops counts regions run, failed insertions and removals included. */
@@ -184,10 +194,12 @@ static void *bench_thread(void *arg) {
     } else {
       hits += (uint64_t)wl_lookup(key); /* used, so the lookup cannot be optimised away */
       ops++;
+      lookups++;
     }
   }
   w->ops = ops;
   w->updates = upd;
+  w->update_ops = ops - lookups;
   w->hits = hits;
   return NULL;
 }
@@ -250,6 +262,7 @@ static int bench_main(int argc, char **argv) {
   if (bench_preload_only) return 0;
 
   struct bench_worker *w = calloc((size_t)bench_nthreads, sizeof *w);
+  uint64_t stored0 = bench_stored; /* the measured phase's stores only */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < bench_nthreads; i++) {
@@ -259,11 +272,12 @@ static int bench_main(int argc, char **argv) {
   struct timespec d = {(time_t)bench_seconds, (long)((bench_seconds - (double)(time_t)bench_seconds) * 1e9)};
   nanosleep(&d, NULL);
   bench_stop = 1;
-  uint64_t ops = 0, upd = 0, hits = 0;
+  uint64_t ops = 0, upd = 0, upd_ops = 0, hits = 0;
   for (long i = 0; i < bench_nthreads; i++) {
     pthread_join(w[i].th, NULL);
     ops += w[i].ops;
     upd += w[i].updates;
+    upd_ops += w[i].update_ops;
     hits += w[i].hits;
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -288,10 +302,10 @@ static int bench_main(int argc, char **argv) {
   else snprintf(name, sizeof name, "%s-%ld", BENCH_BASE, bench_nkeys);
   printf("{\"system\": \"%s\", \"workload\": \"%s\", \"keys\": %ld, \"buckets\": %ld, \"dist\": \"%s\", \"threads\": %ld, "
          "\"update_pct\": %ld, \"ops\": %llu, \"update_pairs\": %llu, \"lookup_hits\": %llu, \"seconds\": %.3f, \"throughput\": %.0f, "
-         "\"peak_rss_bytes\": %ld, \"heap_bytes\": %zu}\n",
+         "\"peak_rss_bytes\": %ld, \"heap_bytes\": %zu, \"update_ops\": %llu, \"stored_bytes\": %llu}\n",
          BENCH_SYSTEM, name, bench_nkeys, bench_nbuckets, bench_zipf ? "zipf" : "uniform", bench_nthreads, bench_update,
          (unsigned long long)ops, (unsigned long long)upd, (unsigned long long)hits, el, el > 0 ? (double)ops / el : 0.0, hwm_kib * 1024L,
-         bytes);
+         bytes, (unsigned long long)upd_ops, (unsigned long long)(bench_stored - stored0));
   fflush(stdout);
   if (!bench_verify) return 0;
   long bad = 0, count = wl_check(&bad);

@@ -89,6 +89,7 @@ static int wl_insert(long key) {
         *pp = o;
         pmemobj_tx_add_range_direct(&root->h.size, sizeof root->h.size);
         root->h.size++;
+        BENCH_STORED(sizeof *n + sizeof *pp + sizeof root->h.size);
         added = 1;
       }
     }
@@ -111,6 +112,7 @@ static int wl_remove(long key) {
         pmemobj_tx_free(o);
         pmemobj_tx_add_range_direct(&root->h.size, sizeof root->h.size);
         root->h.size--;
+        BENCH_STORED(sizeof *pp + sizeof root->h.size);
         removed = 1;
       }
     }
