@@ -11,6 +11,28 @@
  *   static long wl_check(long *bad);              walk: node count, ++*bad per broken invariant
  * and then calls bench_main(argc, argv) from main.
  *
+ * Optional hooks (each enabled by defining its macro before the include), so
+ * a workload with its own parameters or a varying number of objects fits the
+ * same driver; a workload without them behaves and prints exactly as before:
+ *   BENCH_WL_OPTION: static int wl_option(const char *opt, const char *val);
+ *     1 when it took --opt VAL (it exits 2 itself on a bad value), else 0
+ *   BENCH_WL_USAGE "[--fanout F]"                 a third usage line
+ *   BENCH_WL_NAME:   static void wl_name(char *buf, size_t n);  the workload
+ *     name in the JSON line instead of stem-Nk
+ *   BENCH_WL_EXTRA:  static void wl_extra(char *buf, size_t n); more JSON
+ *     fields, e.g. `, "fanout": 8`, printed before the closing brace
+ *   BENCH_WL_HEAP:   static void wl_preloaded(void);  once after the preload
+ *     (record the structure's own objects), and
+ *     static void wl_heap_delta(long *objects, long *bytes);  at --verify, how
+ *     many objects and bytes the structure has gained since the preload (a
+ *     B+-tree's node count varies at a fixed size); the leak check allows
+ *     exactly that much.
+ *
+ * Defining BENCH_NO_DRIVER before the include gives only the parts that do
+ * not depend on the driver (regions, lock, root, usage, counted malloc,
+ * object sizes, xorshift and zipfian ranks, peak RSS, the JSON line), for a
+ * program with its own loop (bench/ycsb.c).
+ *
  * Regions: BENCH_READ { } for lookups, BENCH_WRITE { } for updates.
  *   amber (default, compiled with amber-cc): both are AMBER_ATOMIC.
  *   -DAMBER_BENCH_VOLATILE (plain clang, no pass, no runtime): a spinning
@@ -148,12 +170,9 @@ static void bench_zipf_init(uint64_t n, double theta) {
   zipf_half = pow(0.5, theta);
   zipf_eta = (1.0 - pow(2.0 / (double)n, 1.0 - theta)) / (1.0 - (1.0 + zipf_half) / z);
 }
-/* A key in 0..2K-1.  Zipfian (Gray et al., as in YCSB): rank 0 is hottest;
- * ranks are scattered over the key space by a multiplicative bijection so
- * hot keys do not all sit at the front of a list or in one subtree. */
-static inline long bench_key(uint64_t *s) {
-  uint64_t n = (uint64_t)(2 * bench_nkeys);
-  if (!bench_zipf) return (long)(bench_rnd(s) % n);
+/* A zipfian rank in 0..n-1 (Gray et al., as in YCSB), rank 0 hottest; n is
+ * the item count bench_zipf_init was given. */
+static inline uint64_t bench_zipf_rank(uint64_t *s, uint64_t n) {
   double u = (double)(bench_rnd(s) >> 11) * (1.0 / 9007199254740992.0);
   double uz = u * zipf_zetan;
   uint64_t rank;
@@ -161,6 +180,85 @@ static inline long bench_key(uint64_t *s) {
   else if (uz < 1.0 + zipf_half) rank = 1;
   else rank = (uint64_t)((double)n * pow(zipf_eta * u - zipf_eta + 1.0, zipf_alpha));
   if (rank >= n) rank = n - 1;
+  return rank;
+}
+
+/* Heap bytes one object of n bytes occupies (its size class), measured by
+ * allocating one in a region and reading the usage; memoised below 4 KiB. */
+#if !defined(AMBER_BENCH_PMDK)
+static inline size_t bench_usable(size_t n) {
+  static size_t memo[4096];
+  if (n < 4096 && memo[n]) return memo[n];
+  size_t o0, b0, o1, b1;
+  void *p = NULL;
+  bench_usage(&o0, &b0);
+#if defined(AMBER_BENCH_VOLATILE)
+  BENCH_WRITE { p = bench_malloc(n); }
+  bench_usage(&o1, &b1);
+  BENCH_WRITE { bench_free(p); }
+#else
+  BENCH_WRITE { p = malloc(n); }
+  bench_usage(&o1, &b1);
+  BENCH_WRITE { free(p); }
+#endif
+  if (n < 4096) memo[n] = b1 - b0;
+  return b1 - b0;
+}
+/* Heap bytes the object p, allocated with n bytes, occupies (glibc may hand
+ * out a larger chunk than the request's, so the volatile build asks it). */
+static inline size_t bench_obj_bytes(void *p, size_t n) {
+#if defined(AMBER_BENCH_VOLATILE)
+  (void)n;
+  return malloc_usable_size(p);
+#else
+  (void)p;
+  return bench_usable(n);
+#endif
+}
+#endif
+
+/* Peak RSS from VmHWM: getrusage's ru_maxrss survives execve, so it would
+ * report a larger parent's peak (e.g. the Python driver's). */
+static long bench_peak_rss(void) {
+  long hwm_kib = 0;
+  FILE *st = fopen("/proc/self/status", "r");
+  if (st) {
+    char l[256];
+    while (fgets(l, sizeof l, st))
+      if (!strncmp(l, "VmHWM:", 6)) hwm_kib = atol(l + 6);
+    fclose(st);
+  }
+  return hwm_kib * 1024L;
+}
+
+/* One run's JSON line (every workload's, field for field). */
+struct bench_line {
+  const char *workload, *dist, *extra; /* extra: more fields, "" or `, "x": 1` */
+  long keys, buckets, threads, update_pct;
+  uint64_t ops, update_pairs, hits, update_ops, stored;
+  double seconds;
+  long rss;
+  size_t heap_bytes;
+};
+static void bench_print_line(const struct bench_line *l) {
+  printf("{\"system\": \"%s\", \"workload\": \"%s\", \"keys\": %ld, \"buckets\": %ld, \"dist\": \"%s\", \"threads\": %ld, "
+         "\"update_pct\": %ld, \"ops\": %llu, \"update_pairs\": %llu, \"lookup_hits\": %llu, \"seconds\": %.3f, \"throughput\": %.0f, "
+         "\"peak_rss_bytes\": %ld, \"heap_bytes\": %zu, \"update_ops\": %llu, \"stored_bytes\": %llu%s}\n",
+         BENCH_SYSTEM, l->workload, l->keys, l->buckets, l->dist, l->threads, l->update_pct, (unsigned long long)l->ops,
+         (unsigned long long)l->update_pairs, (unsigned long long)l->hits, l->seconds,
+         l->seconds > 0 ? (double)l->ops / l->seconds : 0.0, l->rss, l->heap_bytes, (unsigned long long)l->update_ops,
+         (unsigned long long)l->stored, l->extra);
+  fflush(stdout);
+}
+
+#ifndef BENCH_NO_DRIVER
+/* A key in 0..2K-1, uniform or zipfian; zipfian ranks are scattered over the
+ * key space by a multiplicative bijection so hot keys do not all sit at the
+ * front of a list or in one subtree. */
+static inline long bench_key(uint64_t *s) {
+  uint64_t n = (uint64_t)(2 * bench_nkeys);
+  if (!bench_zipf) return (long)(bench_rnd(s) % n);
+  uint64_t rank = bench_zipf_rank(s, n);
   return (long)((rank * 2654435761ull) % n);
 }
 
@@ -207,12 +305,28 @@ static void *bench_thread(void *arg) {
 static struct bench_hdr *wl_open(void);
 static void wl_init(void);
 static long wl_check(long *bad);
+#ifdef BENCH_WL_OPTION
+static int wl_option(const char *opt, const char *val);
+#endif
+#ifdef BENCH_WL_NAME
+static void wl_name(char *buf, size_t n);
+#endif
+#ifdef BENCH_WL_EXTRA
+static void wl_extra(char *buf, size_t n);
+#endif
+#ifdef BENCH_WL_HEAP
+static void wl_preloaded(void);
+static void wl_heap_delta(long *objects, long *bytes);
+#endif
 
 static void bench_usage_exit(const char *prog) {
   fprintf(stderr,
           "usage: %s [--keys K] [--buckets B] [--update PCT] [--threads T] [--seconds S] [--seed N]\n"
           "          [--dist uniform|zipf] [--theta X] [--preload-only] [--verify] [--pool FILE]\n",
           prog);
+#ifdef BENCH_WL_USAGE
+  fprintf(stderr, "          %s\n", BENCH_WL_USAGE);
+#endif
   exit(2);
 }
 
@@ -231,6 +345,9 @@ static int bench_main(int argc, char **argv) {
     else if (!strcmp(a, "--theta")) bench_theta = atof(v), i++;
     else if (!strcmp(a, "--pool")) bench_pool = v, i++;
     else if (!strcmp(a, "--dist") && (!strcmp(v, "uniform") || !strcmp(v, "zipf"))) bench_zipf = !strcmp(v, "zipf"), i++;
+#ifdef BENCH_WL_OPTION
+    else if (wl_option(a, v)) i++;
+#endif
     else bench_usage_exit(argv[0]);
   }
   if (bench_nkeys < 1 || bench_nbuckets < 1 || bench_nthreads < 1 || bench_update < 0 || bench_update > 100 ||
@@ -245,6 +362,9 @@ static int bench_main(int argc, char **argv) {
     wl_init();
     uint64_t s = bench_seed * 7919 + 1;
     while (h->size < bench_nkeys) wl_insert((long)(bench_rnd(&s) % (uint64_t)(2 * bench_nkeys)));
+#ifdef BENCH_WL_HEAP
+    wl_preloaded();
+#endif
     size_t o, b;
     bench_usage(&o, &b);
     BENCH_WRITE {
@@ -282,39 +402,38 @@ static int bench_main(int argc, char **argv) {
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  /* Peak RSS from VmHWM: getrusage's ru_maxrss survives execve, so it would
-   * report a larger parent's peak (e.g. the Python driver's). */
-  long hwm_kib = 0;
-  FILE *st = fopen("/proc/self/status", "r");
-  if (st) {
-    char l[256];
-    while (fgets(l, sizeof l, st))
-      if (!strncmp(l, "VmHWM:", 6)) hwm_kib = atol(l + 6);
-    fclose(st);
-  }
+  long rss = bench_peak_rss();
   size_t objects, bytes;
   bench_usage(&objects, &bytes);
 #ifndef BENCH_BUCKETS
   bench_nbuckets = 0; /* not a hashed workload */
 #endif
-  char name[64];
+  char name[64], extra[256] = "";
+#ifdef BENCH_WL_NAME
+  wl_name(name, sizeof name);
+#else
   if (bench_nkeys % 1000 == 0) snprintf(name, sizeof name, "%s-%ldk", BENCH_BASE, bench_nkeys / 1000);
   else snprintf(name, sizeof name, "%s-%ld", BENCH_BASE, bench_nkeys);
-  printf("{\"system\": \"%s\", \"workload\": \"%s\", \"keys\": %ld, \"buckets\": %ld, \"dist\": \"%s\", \"threads\": %ld, "
-         "\"update_pct\": %ld, \"ops\": %llu, \"update_pairs\": %llu, \"lookup_hits\": %llu, \"seconds\": %.3f, \"throughput\": %.0f, "
-         "\"peak_rss_bytes\": %ld, \"heap_bytes\": %zu, \"update_ops\": %llu, \"stored_bytes\": %llu}\n",
-         BENCH_SYSTEM, name, bench_nkeys, bench_nbuckets, bench_zipf ? "zipf" : "uniform", bench_nthreads, bench_update,
-         (unsigned long long)ops, (unsigned long long)upd, (unsigned long long)hits, el, el > 0 ? (double)ops / el : 0.0, hwm_kib * 1024L,
-         bytes, (unsigned long long)upd_ops, (unsigned long long)(bench_stored - stored0));
-  fflush(stdout);
+#endif
+#ifdef BENCH_WL_EXTRA
+  wl_extra(extra, sizeof extra);
+#endif
+  struct bench_line line = {name, bench_zipf ? "zipf" : "uniform", extra, bench_nkeys, bench_nbuckets, bench_nthreads, bench_update,
+                            ops, upd, hits, upd_ops, bench_stored - stored0, el, rss, bytes};
+  bench_print_line(&line);
   if (!bench_verify) return 0;
   long bad = 0, count = wl_check(&bad);
-  long leaked = (long)bytes - (long)h->bytes, leaked_objects = (long)objects - (long)h->objects;
+  long grown_objects = 0, grown_bytes = 0; /* what the structure may have gained since the preload */
+#ifdef BENCH_WL_HEAP
+  wl_heap_delta(&grown_objects, &grown_bytes);
+#endif
+  long leaked = (long)bytes - (long)h->bytes - grown_bytes, leaked_objects = (long)objects - (long)h->objects - grown_objects;
   int ok = !bad && count == h->size && count == bench_nkeys && !leaked && !leaked_objects;
   printf("verify: size %ld counted %ld bad %ld leaked-bytes %ld leaked-objects %ld: %s\n", h->size, count, bad, leaked,
          leaked_objects, ok ? "ok" : "FAILED");
   return ok ? 0 : 1;
 }
+#endif /* BENCH_NO_DRIVER */
 
 /* Workload code below this header allocates through the counted wrappers in
  * the volatile build (the amber build's malloc is the runtime's). */
