@@ -24,24 +24,90 @@
 
 int amber_cmd_plant_sites(int argc, char **argv);
 
-static void usage(FILE *f) {
+static const char synopsis[] =
+    "  amber create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
+    "  amber info HEAP [--json]\n"
+    "  amber check HEAP\n"
+    "  amber recover HEAP\n"
+    "  amber ordo [--matrix] [--json] [--png FILE]\n"
+    "  amber plant-sites\n"
+    "  amber help-options [--markdown]\n"
+    "  amber help | --help | -h\n";
+
+/* A usage error: the synopsis on stderr (the caller exits 2). */
+static void usage(FILE *f) { fprintf(f, "usage:\n%sRun 'amber --help' for the manual.\n", synopsis); }
+
+/* amber --help: the manual page. */
+static void help(FILE *f) {
   fprintf(f,
-          "usage: amber COMMAND [ARGS]\n"
+          "NAME\n"
+          "  amber - create, inspect, check and recover amber persistent heaps\n"
           "\n"
-          "commands:\n"
+          "SYNOPSIS\n"
+          "%s"
+          "\n"
+          "DESCRIPTION\n"
+          "  amber works on the heap files that programs built with amber-cc run on\n"
+          "  (like pmempool for PMDK pools). A heap is one file, mapped at the same\n"
+          "  address in every run; a program names it with AMBER_HEAP. amber takes\n"
+          "  the heap's lock, so a heap that a program has open is refused.\n"
+          "\n"
+          "COMMANDS\n"
           "  create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
-          "                      create a heap file (defaults from AMBER_HEAP_SIZE, AMBER_BASE, AMBER_ENGINE)\n"
-          "  info HEAP [--json]  layout version, engine, size, usage, root, clean/dirty state\n"
-          "  check HEAP          verify every structure and checksum; exit 0 when consistent,\n"
-          "                      1 when damaged, 2 when the heap cannot be read at all\n"
-          "  recover HEAP        bring a heap left by a crash to a consistent state (idempotent)\n"
+          "      Create a new heap file with a data area of N bytes (e.g. 64M, 1G),\n"
+          "      mapped at ADDR, run by engine NAME (romulus). The defaults come from\n"
+          "      AMBER_HEAP_SIZE, AMBER_BASE and AMBER_ENGINE. An existing file is\n"
+          "      never overwritten.\n"
+          "  info HEAP [--json]\n"
+          "      Layout version, engine, uuid, base address, size, usage, root,\n"
+          "      clean/dirty state and the ORDO clock record; --json prints one\n"
+          "      JSON object.\n"
+          "  check HEAP\n"
+          "      Verify every structure and checksum without writing the file. A\n"
+          "      heap left dirty by a crash is checked as recovery will leave it\n"
+          "      (recovery runs on a private copy). Every problem is listed.\n"
+          "  recover HEAP\n"
+          "      Bring a heap left by a crash to a consistent state without running\n"
+          "      the program (idempotent; programs also recover when they open it).\n"
           "  ordo [--matrix] [--json] [--png FILE]\n"
-          "                      measure the ORDO clock boundary (cycles, ns), TSC frequency, clock mode;\n"
-          "                      --matrix adds the pairwise CPU offsets, --png draws them as a heatmap\n"
-          "  plant-sites         the runtime's flush and fence sites, numbered for AMBER_PLANT\n"
-          "                      (planted-bug runs of the crash harness: docs/crashtest.md)\n"
-          "  help-options [--markdown]\n"
-          "                      the AMBER_* environment options (also --help-options)\n");
+          "      Measure the ORDO clock boundary (cycles, ns), TSC frequency and\n"
+          "      clock mode; --matrix adds the pairwise CPU offsets, --png FILE draws\n"
+          "      them as a heatmap (needs python3-matplotlib).\n"
+          "  plant-sites\n"
+          "      List the runtime's flush and fence sites, numbered for AMBER_PLANT\n"
+          "      (planted-bug runs of the crash harness: docs/crashtest.md).\n"
+          "  help-options [--markdown], --help-options [--markdown]\n"
+          "      List every AMBER_* environment option with its type, default and\n"
+          "      meaning (--markdown: the table of docs/options.md).\n"
+          "  help, --help, -h\n"
+          "      Print this manual.\n"
+          "\n"
+          "ENVIRONMENT\n"
+          "  amber reads the same AMBER_* options as the runtime: AMBER_HEAP_SIZE,\n"
+          "  AMBER_BASE and AMBER_ENGINE give create its defaults, AMBER_PM chooses\n"
+          "  how writes are made durable, AMBER_CLOCK the clock of ordo. Every option\n"
+          "  is listed by 'amber help-options' and described in docs/options.md.\n"
+          "\n"
+          "EXIT STATUS\n"
+          "  0  success; for check: the heap is consistent.\n"
+          "  1  check: the heap is damaged (every problem is listed on stderr);\n"
+          "     recover: the recovered heap failed validation.\n"
+          "  2  check: the heap is unusable (refused at open, as a program would\n"
+          "     refuse it); any command: a usage error or a failure (the heap\n"
+          "     cannot be created, opened or locked; ordo cannot measure).\n"
+          "\n"
+          "EXAMPLES\n"
+          "  amber create /dev/shm/app.heap --size 1G\n"
+          "  AMBER_HEAP=/dev/shm/app.heap ./app      # a program built with amber-cc\n"
+          "  amber info /dev/shm/app.heap --json\n"
+          "  amber check /dev/shm/app.heap || echo \"damaged or unusable: $?\"\n"
+          "  amber recover /dev/shm/app.heap\n"
+          "\n"
+          "SEE ALSO\n"
+          "  amber-cc --help; docs/guide.md (writing regions, running, recovery),\n"
+          "  docs/options.md (AMBER_* options), docs/format.md (the heap layout),\n"
+          "  docs/crashtest.md (amber check, the crash harness).\n",
+          synopsis);
 }
 
 static int cmd_create(int argc, char **argv) {
@@ -163,9 +229,13 @@ int main(int argc, char **argv) {
     amber_opt.crash_at = 0;
   }
   amber_pm_init();
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
+    help(stdout);
+    return 0;
   }
   const char *c = argv[1];
   if (!strcmp(c, "--help-options") || !strcmp(c, "help-options")) {
