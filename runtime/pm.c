@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "diag.h"
 #include "options.h"
+#include "ordo_cpu.h"
 #include "sim.h"
 
 #define LINE 64u
@@ -23,6 +26,15 @@ int amber_pm_simulating;
 static void plant_init(void);
 static const struct amber_pm_site *planted; /* AMBER_PLANT: this site does nothing */
 static uint64_t planted_reached;
+
+/* Slow-PM emulation (AMBER_PM_WRITE_NS, AMBER_PM_FENCE_NS): a busy-wait per
+ * line flushed and per fence.  Invariant: emulating is nonzero only when a
+ * delay is set and the mode is pmem or msync, so with both delays 0 the hot
+ * paths pay one predictable branch on it. */
+static int emulating;
+static uint64_t write_ns, fence_ns;
+static uint64_t tsc_khz; /* 0: spin on CLOCK_MONOTONIC instead of the TSC */
+static uint64_t write_cycles, fence_cycles; /* the delays in TSC cycles */
 
 /* Counters live in a per-thread block that is never freed, so stats can sum
  * the counters of threads that have exited. */
@@ -81,6 +93,50 @@ void amber_pm_counters_sum(struct amber_pm_counters *out) {
   pthread_mutex_unlock(&blocks_lock);
 }
 
+static uint64_t ns_to_cycles(uint64_t ns) { return (ns * tsc_khz + 500000) / 1000000; }
+
+static void emulation_init(void) {
+  write_ns = amber_opt.pm_write_ns;
+  fence_ns = amber_opt.pm_fence_ns;
+  if (write_ns > AMBER_PM_DELAY_MAX_NS)
+    amber_fatal("AMBER_PM_WRITE_NS=%s is more than %u ns; use a delay per cache line in nanoseconds, e.g. 140 (STT-RAM) "
+                "or 340 (PCM)", getenv("AMBER_PM_WRITE_NS"), AMBER_PM_DELAY_MAX_NS);
+  if (fence_ns > AMBER_PM_DELAY_MAX_NS)
+    amber_fatal("AMBER_PM_FENCE_NS=%s is more than %u ns; use a delay per fence in nanoseconds, e.g. 200 (STT-RAM) "
+                "or 500 (PCM)", getenv("AMBER_PM_FENCE_NS"), AMBER_PM_DELAY_MAX_NS);
+  if (!(write_ns | fence_ns) || (mode != AMBER_PM_MODE_PMEM && mode != AMBER_PM_MODE_MSYNC)) return;
+  /* The TSC counts time only when it is invariant; otherwise (or when its
+   * frequency cannot be had) spin on the monotonic clock. */
+  tsc_khz = amber_ordo_cpu_invariant_tsc() ? amber_ordo_cpu_tsc_khz() : 0;
+  write_cycles = ns_to_cycles(write_ns);
+  fence_cycles = ns_to_cycles(fence_ns);
+  emulating = 1;
+  amber_info("slow-PM emulation: %llu ns per line flushed, %llu ns per fence (%s)", (unsigned long long)write_ns,
+             (unsigned long long)fence_ns, tsc_khz ? "TSC spin" : "clock spin");
+}
+
+/* Busy-waits n units of `ns` nanoseconds (`cycles` TSC cycles). */
+static __attribute__((noinline)) void emulate_delay(uint64_t n, uint64_t ns, uint64_t cycles) {
+  if (tsc_khz) {
+    uint64_t want, t0 = __rdtsc();
+    if (__builtin_mul_overflow(n, cycles, &want)) want = UINT64_MAX;
+    while (__rdtsc() - t0 < want) /* no pause: it would overshoot short delays by up to ~50 ns */
+      ;
+    return;
+  }
+  uint64_t want;
+  if (__builtin_mul_overflow(n, ns, &want)) want = UINT64_MAX;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, now;
+  do {
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  } while (now - t0 < want);
+}
+
+int amber_pm_emulating(void) { return emulating; }
+
 void amber_pm_init(void) {
   const char *m = amber_opt.pm;
   if (!strcmp(m, "pmem")) mode = AMBER_PM_MODE_PMEM;
@@ -93,6 +149,7 @@ void amber_pm_init(void) {
     amber_sim_init();
     amber_pm_simulating = 1;
   }
+  emulation_init();
   plant_init();
 }
 
@@ -150,6 +207,7 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
   case AMBER_PM_MODE_SIM:
     break;
   }
+  if (__builtin_expect(emulating, 0) && write_ns) emulate_delay(lines, write_ns, write_cycles);
 }
 
 void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) {
@@ -161,6 +219,7 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   else event();
   amber_pm_counters()->fences[cat]++;
   if (mode == AMBER_PM_MODE_PMEM) pmem_drain();
+  if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
 }
 
 /* ---- sites and planted bugs ---- */

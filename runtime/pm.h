@@ -85,6 +85,13 @@ static inline void amber_pm_quiesce(enum amber_pm_quiesce q) {
   if (__builtin_expect(amber_pm_simulating, 0)) amber_pm_sim_quiesce(q);
 }
 
+/* Slow-PM emulation (AMBER_PM_WRITE_NS, AMBER_PM_FENCE_NS, at most this
+ * many ns each): 1 when this process busy-waits on flushes and fences (a
+ * delay is set and the mode is pmem or msync).  The delay then totals
+ * lines flushed * WRITE_NS + fences * FENCE_NS, summed over threads. */
+#define AMBER_PM_DELAY_MAX_NS 1000000u
+int amber_pm_emulating(void);
+
 /* The sites, numbered from 1 in (file, line, kind) order; *n gets the count. */
 const struct amber_pm_site *const *amber_pm_sites(size_t *n);
 

@@ -39,15 +39,20 @@ void amber_stats_write(FILE *f, int json) {
   uint64_t aborts = 0;
   for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
   const char *eng = amber_eng ? amber_eng->name : "none";
+  /* Slow-PM emulation: the busy-wait is exactly this much, by construction. */
+  uint64_t wns = amber_opt.pm_write_ns, fns = amber_opt.pm_fence_ns;
+  uint64_t delay = amber_pm_emulating() ? fl * wns + fe * fns : 0;
   if (json) {
     fprintf(f, "{\"engine\": \"%s\", \"pm\": \"%s\", \"commits\": %llu, \"update_commits\": %llu, \"readonly_commits\": %llu, "
                "\"aborts\": %llu, \"aborts_upgrade\": %llu, \"flushes\": %llu, \"fences\": %llu, "
                "\"flushes_per_update_txn\": %.3f, \"fences_per_update_txn\": %.3f, \"stored_bytes\": %llu, "
-               "\"flushed_bytes\": %llu, \"write_amplification\": %.3f",
+               "\"flushed_bytes\": %llu, \"write_amplification\": %.3f, \"pm_write_ns\": %llu, \"pm_fence_ns\": %llu, "
+               "\"emulated_delay_ns\": %llu",
             eng, amber_pm_mode_name(), (unsigned long long)(s.update + s.readonly), (unsigned long long)s.update,
             (unsigned long long)s.readonly, (unsigned long long)aborts, (unsigned long long)s.aborts[AMBER_ABORT_UPGRADE],
             (unsigned long long)fl, (unsigned long long)fe, per(fl, s.update), per(fe, s.update),
-            (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored));
+            (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored),
+            (unsigned long long)wns, (unsigned long long)fns, (unsigned long long)delay);
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
@@ -68,6 +73,9 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)s.pm.fences[i]);
   fprintf(f, "  stored bytes       %llu; flushed bytes %llu; write amplification %.2f\n", (unsigned long long)s.stored,
           (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored));
+  fprintf(f, "  emulated delay     %llu ns (AMBER_PM_WRITE_NS %llu per line, AMBER_PM_FENCE_NS %llu per fence%s)\n",
+          (unsigned long long)delay, (unsigned long long)wns, (unsigned long long)fns,
+          (wns | fns) && !amber_pm_emulating() ? "; not applied in this mode" : "");
   fprintf(f, "  clock              %s, ORDO boundary %llu cycles (%.1f ns, %s)\n", amber_ordo_mode_name(amber_ordo_clk.mode),
           (unsigned long long)amber_ordo_clk.boundary, amber_ordo_cycles_to_ns(amber_ordo_clk.boundary),
           amber_ordo_source_name(amber_ordo_clk.source));

@@ -17,6 +17,9 @@ config.environment["PATH"] = os.pathsep.join([bindir, tools, config.environment.
 for k in list(os.environ):
     if k.startswith("AMBER_"):
         config.environment.pop(k, None)
+# tools/amber-run preloads this build's runtime, not the default build/ one
+# (a second build directory must test its own library).
+config.environment["AMBER_LIB"] = config.amber_runtime
 
 config.substitutions.append(("%opt_amber", "%s -load-pass-plugin=%s -passes=amber" % (os.path.join(tools, "opt"), config.amber_pass)))
 config.substitutions.append(("%opt", os.path.join(tools, "opt")))
