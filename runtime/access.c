@@ -30,11 +30,10 @@ static inline void do_load(const void *p, void *dst, size_t n) {
       memcpy(dst, p, n);
       return;
     }
-    struct amber_thread *t = amber_thread();
-    if (t->depth) {
-      amber_tx_read(t, p, dst, n);
-      return;
-    }
+    /* Outside regions too: the engine knows where the latest committed
+     * version is (it may not be in the data area yet). */
+    amber_tx_read(amber_thread(), p, dst, n);
+    return;
   }
   memcpy(dst, p, n);
 }
@@ -52,7 +51,7 @@ static inline void do_store(void *p, const void *src, size_t n) {
     }
     return;
   }
-  if (t->depth && !t->writer) amber_tx_undo_volatile(t, p, n);
+  if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, n);
   memcpy(p, src, n);
 }
 
@@ -160,7 +159,7 @@ static uint64_t heap_rmw(void *p, uint64_t v, uint64_t expected, int op, unsigne
   T __amber_rmw##N(void *p, T v, int op) {                                     \
     if (amber_in_heap(p)) return (T)heap_rmw(p, v, 0, op, N);                  \
     struct amber_thread *t = amber_thread();                                   \
-    if (t->depth && !t->writer) amber_tx_undo_volatile(t, p, N);               \
+    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, N);               \
     T cur = __atomic_load_n((T *)p, __ATOMIC_SEQ_CST);                         \
     while (!__atomic_compare_exchange_n((T *)p, &cur, (T)apply_op(cur, v, op, N), 0, \
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {  \
@@ -176,7 +175,7 @@ RMW(8, uint64_t)
   T __amber_cas##N(void *p, T expected, T desired) {                           \
     if (amber_in_heap(p)) return (T)heap_rmw(p, desired, expected, -1, N);    \
     struct amber_thread *t = amber_thread();                                   \
-    if (t->depth && !t->writer) amber_tx_undo_volatile(t, p, N);               \
+    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, N);               \
     __atomic_compare_exchange_n((T *)p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
     return expected;                                                           \
   }

@@ -432,6 +432,9 @@ void *amber_palloc(struct amber_thread *t, size_t n) {
   unsigned cls = class_of(n);
   struct arena *a = &arenas[t->arena];
   pthread_mutex_lock(&a->lock);
+  /* An engine whose writers abort may restart the transaction inside the
+   * reads and writes below: amber_alloc_abort releases the lock then. */
+  t->held_lock = &a->lock;
   struct partial_list *l = &a->partial[cls];
   while (l->n) {
     uint32_t p = l->pages[l->n - 1];
@@ -446,6 +449,7 @@ void *amber_palloc(struct amber_thread *t, size_t n) {
         uint32_t b = (uint32_t)__builtin_ctzll(free_bits);
         uint64_t nw = d.bitmap[w] | (1ull << b);
         amber_tx_write(t, &pagetab[p].bitmap[w], &nw, sizeof nw);
+        t->held_lock = NULL;
         pthread_mutex_unlock(&a->lock);
         return page_addr(p) + (size_t)(w * 64 + b) * class_size[cls];
       }
@@ -454,6 +458,7 @@ void *amber_palloc(struct amber_thread *t, size_t n) {
     l->n--;
     if (partial_key[p] == list_key(a, cls)) partial_key[p] = 0;
   }
+  t->held_lock = NULL;
   pthread_mutex_unlock(&a->lock);
   uint64_t p = take_pages(1);
   if (!p) return out_of_space(n);
@@ -539,6 +544,10 @@ void amber_alloc_commit(struct amber_thread *t) {
 }
 
 void amber_alloc_abort(struct amber_thread *t) {
+  if (t->held_lock) {
+    pthread_mutex_unlock(t->held_lock);
+    t->held_lock = NULL;
+  }
   for (size_t i = 0; i < t->nalloc_rec; i++) {
     struct amber_alloc_rec *r = &t->alloc_rec[i];
     if (r->kind == AMBER_REC_TOOK_PAGES) release_pages(r->page, r->npages);

@@ -53,5 +53,8 @@ void amber_usage(struct amber_usage *out) {
   amber_ensure_init();
   memset(out, 0, sizeof *out);
   out->heap_bytes = amber_the_heap.hdr.data_size;
+  /* The allocator's metadata is read from the data area: bring it up to
+   * date first (engines that keep committed versions elsewhere). */
+  if (amber_eng->sync && amber_thread()->depth == 0) amber_eng->sync();
   amber_alloc_check(&amber_the_heap, amber_the_heap.data, &out->objects, &out->bytes);
 }

@@ -13,6 +13,15 @@ struct amber_engine {
   const char *name;
   uint32_t id;      /* enum amber_engine_id */
   int direct_reads; /* inside a transaction, heap memory may be read in place */
+  int aborts_writers; /* writing transactions may abort (and are re-run) */
+  /* Optional: refuses (-1 after a message) to create (creating = 1) or open
+   * for writing a heap of this engine in the current configuration. */
+  int (*gate)(const char *path, int creating);
+  /* Optional: outside transactions, brings the master (the data area) up to
+   * date with every committed write that can be written back now. */
+  void (*sync)(void);
+  /* Optional: the thread that ran `t` is ending (outside any region). */
+  void (*thread_fini)(struct amber_thread *t);
   /* Bytes of the engine's own area for a data area of `data_size`. */
   uint64_t (*area_size)(uint64_t data_size);
   /* Initialises the engine area of a heap being created (h->data and
@@ -46,5 +55,6 @@ struct amber_engine {
 };
 
 extern const struct amber_engine amber_engine_romulus;
+extern const struct amber_engine amber_engine_mvcc;
 
 #endif

@@ -21,11 +21,13 @@
 
 const struct amber_engine *amber_engine_by_id(uint32_t id) {
   if (id == AMBER_ENGINE_ROMULUS) return &amber_engine_romulus;
+  if (id == AMBER_ENGINE_MVCC) return &amber_engine_mvcc;
   return NULL;
 }
 
 const struct amber_engine *amber_engine_by_name(const char *name) {
   if (!strcmp(name, "romulus")) return &amber_engine_romulus;
+  if (!strcmp(name, "mvcc")) return &amber_engine_mvcc;
   return NULL;
 }
 
@@ -86,6 +88,7 @@ static int link_into_place(int fd, const char *tmp, const char *path) {
 int amber_heap_create(const char *path, const struct amber_create_args *a) {
   const struct amber_engine *eng = amber_engine_by_id(a->engine);
   if (!eng) return amber_error("cannot create heap %s: engine id %u is not built into this amber", path, a->engine);
+  if (eng->gate && eng->gate(path, 1) != 0) return -1;
   if (a->data_size < AMBER_MIN_DATA || a->data_size > AMBER_MAX_DATA || a->data_size % AMBER_PAGE)
     return amber_error("heap size %llu bytes for %s is out of range; use a multiple of 4K between 1M and 1T (AMBER_HEAP_SIZE)",
                        (unsigned long long)a->data_size, path);

@@ -42,9 +42,9 @@ static void init(void) {
   if (amber_opt.engine_set && amber_opt.engine[0]) {
     want = amber_engine_by_name(amber_opt.engine);
     if (!want) {
-      if (!strcmp(amber_opt.engine, "mvcc") || !strcmp(amber_opt.engine, "htm"))
-        amber_fatal("AMBER_ENGINE=%s: that engine is not built yet; use romulus", amber_opt.engine);
-      amber_fatal("AMBER_ENGINE=%s is not an engine; use romulus", amber_opt.engine);
+      if (!strcmp(amber_opt.engine, "htm"))
+        amber_fatal("AMBER_ENGINE=%s: that engine is not built yet; use romulus or mvcc", amber_opt.engine);
+      amber_fatal("AMBER_ENGINE=%s is not an engine; use romulus (default) or mvcc", amber_opt.engine);
     }
   }
   if (access(path, F_OK) != 0) {

@@ -38,7 +38,7 @@ void *__amber_memcpy(void *dst, const void *src, size_t n) {
     return dst;
   }
   struct amber_thread *t = amber_thread();
-  if (t->depth && !t->writer) amber_tx_undo_volatile(t, dst, n);
+  if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
   __amber_loadn(dst, src, n);
   return dst;
 }
@@ -47,7 +47,7 @@ void *__amber_memmove(void *dst, const void *src, size_t n) {
   if (!n || dst == src) return dst;
   if (!amber_in_heap(dst) && !amber_in_heap(src)) {
     struct amber_thread *t = amber_thread();
-    if (t->depth && !t->writer) amber_tx_undo_volatile(t, dst, n);
+    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
     return memmove(dst, src, n);
   }
   if ((const char *)dst + n <= (const char *)src || (const char *)src + n <= (const char *)dst)
@@ -75,7 +75,7 @@ void *__amber_memset(void *dst, int c, size_t n) {
   if (!n) return dst;
   if (!amber_in_heap(dst)) {
     struct amber_thread *t = amber_thread();
-    if (t->depth && !t->writer) amber_tx_undo_volatile(t, dst, n);
+    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
     return memset(dst, c, n);
   }
   char buf[CHUNK];

@@ -53,6 +53,9 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)fl, (unsigned long long)fe, per(fl, s.update), per(fe, s.update),
             (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored),
             (unsigned long long)wns, (unsigned long long)fns, (unsigned long long)delay);
+    fprintf(f, ", \"aborts_conflict\": %llu, \"aborts_validation\": %llu, \"aborts_future\": %llu, \"aborts_capacity\": %llu",
+            (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
+            (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY]);
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
@@ -64,8 +67,10 @@ void amber_stats_write(FILE *f, int json) {
   fprintf(f, "amber stats (engine %s, pm %s)\n", eng, amber_pm_mode_name());
   fprintf(f, "  commits            %llu (update %llu, read-only %llu)\n", (unsigned long long)(s.update + s.readonly),
           (unsigned long long)s.update, (unsigned long long)s.readonly);
-  fprintf(f, "  aborts             %llu (upgrade to writer %llu)\n", (unsigned long long)aborts,
-          (unsigned long long)s.aborts[AMBER_ABORT_UPGRADE]);
+  fprintf(f, "  aborts             %llu (upgrade to writer %llu, lock conflict %llu, validation %llu, future read %llu, capacity %llu)\n",
+          (unsigned long long)aborts, (unsigned long long)s.aborts[AMBER_ABORT_UPGRADE],
+          (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
+          (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY]);
   fprintf(f, "  flushes            %llu (%.2f per update txn)\n", (unsigned long long)fl, per(fl, s.update));
   fprintf(f, "  fences             %llu (%.2f per update txn)\n", (unsigned long long)fe, per(fe, s.update));
   for (int i = 0; i < AMBER_PM_NCAT; i++)

@@ -38,6 +38,7 @@ static void thread_exit(void *arg) {
     amber_fatal("a thread exited inside the AMBER region %s; the region never commits and its locks would stay held. "
                 "Leave the region before the thread ends",
                 t->desc && t->desc->name ? t->desc->name : "(runtime)");
+  if (amber_eng && amber_eng->thread_fini && !amber_closed) amber_eng->thread_fini(t);
   amber_self = NULL;
   __atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);
 }
@@ -99,7 +100,7 @@ struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t) {
 }
 
 void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
-  if (t->writer || t->depth == 0) return; /* writers never abort */
+  if (!amber_tx_may_abort(t)) return; /* e.g. romulus writers never abort */
   uintptr_t a = (uintptr_t)addr;
   /* Frames below __amber_run die with a restart anyway; restoring them could
    * overwrite the frames that perform the restart. */
@@ -125,7 +126,7 @@ static void undo_volatile(struct amber_thread *t) {
 }
 
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
-  if (t->writer) AMBER_BUG("a writing transaction was asked to restart (region %s)", t->desc ? t->desc->name : "?");
+  if (t->writer && !amber_eng->aborts_writers) AMBER_BUG("a writing transaction was asked to restart (region %s)", t->desc ? t->desc->name : "?");
   undo_volatile(t);
   amber_alloc_abort(t);
   t->nvfree = 0;
@@ -170,10 +171,12 @@ static void finish(struct amber_thread *t) {
 /* The outermost transaction of a thread: runs fn(arg), re-running it from
  * here when the engine restarts it (readers only), then commits. */
 static void run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
-                          int writer) {
+                          int writer, int iso) {
   amber_ensure_init();
   amber_check_open();
   t->desc = desc;
+  t->iso = iso;
+  t->kind = desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */;
   t->writer = writer;
   t->run_sp = (uintptr_t)__builtin_frame_address(0);
   sigsetjmp(t->restart, 0);
@@ -187,7 +190,6 @@ static void run_outermost(struct amber_thread *t, struct __amber_region_desc *de
 }
 
 void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
-  (void)iso; /* engines without isolation levels run everything serializable */
   struct amber_thread *t = amber_thread();
   check_desc(desc);
   if (t->depth > 0) {
@@ -198,7 +200,7 @@ void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
     t->depth--;
     return;
   }
-  run_outermost(t, desc, desc->fn, closure, wants_writer(desc));
+  run_outermost(t, desc, desc->fn, closure, wants_writer(desc), iso);
 }
 
 void amber_tx_run_internal(void (*fn)(void *), void *arg) {
@@ -208,7 +210,7 @@ void amber_tx_run_internal(void (*fn)(void *), void *arg) {
     fn(arg);
     return;
   }
-  run_outermost(t, NULL, fn, arg, 1);
+  run_outermost(t, NULL, fn, arg, 1, 0 /* AMBER_ISO_DEFAULT */);
 }
 
 void __amber_irrevocable_io(void) {

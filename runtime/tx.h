@@ -11,7 +11,14 @@
 #include "engine.h"
 #include "runtime.h"
 
-enum amber_abort_reason { AMBER_ABORT_UPGRADE, AMBER_ABORT_CONFLICT, AMBER_ABORT_NREASONS };
+enum amber_abort_reason {
+  AMBER_ABORT_UPGRADE,    /* a reader restarts as a writer */
+  AMBER_ABORT_CONFLICT,   /* a block lock held by another transaction */
+  AMBER_ABORT_VALIDATION, /* serializable read-set validation, or a write over a version newer than the snapshot */
+  AMBER_ABORT_FUTURE,     /* linearizable: a version from the future */
+  AMBER_ABORT_CAPACITY,   /* the thread's version log is full */
+  AMBER_ABORT_NREASONS
+};
 
 struct amber_undo {
   void *addr;
@@ -30,6 +37,9 @@ struct amber_thread {
   int depth;       /* region nesting; 0 outside regions */
   int writer;      /* this transaction may write persistent memory */
   int wrote;       /* set by the engine on the first persistent write */
+  int iso;         /* isolation level of the outermost region (AMBER_SI, ...) */
+  int kind;        /* its kind: AMBER_KIND_ATOMIC or AMBER_KIND_PERSISTENT */
+  void *held_lock; /* a runtime mutex held across engine calls (released on abort) */
   struct __amber_region_desc *desc;
   sigjmp_buf restart;
   uintptr_t run_sp;                 /* stack pointer at __amber_run */
@@ -84,5 +94,9 @@ struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
 /* Records the old content of a volatile location the transaction is about to
  * overwrite, when it may abort. */
 void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n);
+/* The running transaction may still abort: its volatile stores need undo. */
+static inline int amber_tx_may_abort(const struct amber_thread *t) {
+  return t->depth && (!t->writer || amber_eng->aborts_writers);
+}
 
 #endif

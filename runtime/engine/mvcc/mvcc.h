@@ -1,0 +1,144 @@
+/* The MVCC engine (TimeStone, part 1: versions, isolation, commit, abort,
+ * TLog reclamation with write-back).  Shared declarations of its files:
+ *
+ *   area.c    heap life cycle: engine area (block size), the crash-safety
+ *             gate, open/close, write-back of everything (sync)
+ *   shadow.c  the DRAM shadow table and the control headers' allocator
+ *   tlog.c    per-thread TLog rings, grace periods, reclamation, write-back
+ *   txn.c     begin, load, store, commit, abort; isolation levels
+ *
+ * docs/engines/mvcc.md states the invariants; the comments point at them. */
+#ifndef AMBER_MVCC_H
+#define AMBER_MVCC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../ordo.h"
+
+struct amber_heap;
+struct amber_thread;
+struct mv_thread;
+
+/* One version of one block, in its writer's TLog ring.  A copy is linked
+ * into its block's chain only at commit, with its commit timestamp already
+ * set: a linked copy is committed and immutable (data and cts), so an
+ * aborted transaction's copies were never visible to anyone. */
+struct mv_copy {
+  struct mv_copy *older;   /* next older version of the block (atomic) */
+  uint64_t cts;            /* commit timestamp; set before linking */
+  struct mv_ctl *ctl;      /* the block's control header */
+  struct mv_thread *owner; /* the ring it lives in (immutable) */
+  uint32_t unlinked;       /* atomic: removed from its chain (written back or superseded) */
+  uint32_t pad;
+  uint64_t reserved[3];
+  char data[];             /* the block, at offset 64 */
+};
+#define MV_COPY_HDR 64u
+
+/* A block's control header (DESIGN.md §5).  Installed lazily, by CAS, the
+ * first time the block is written; never freed while the heap is open. */
+struct mv_ctl {
+  struct mv_copy *head; /* newest committed version; NULL: the master is newest */
+  uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a reclaimer writes back */
+  uint64_t rts;         /* largest commit ts of a SER/LIN transaction that validated a
+                           read of this block while an active writer held it */
+  struct mv_copy *ckpt; /* part 2 (issue [6/7]): latest checkpoint copy; always NULL here */
+  uint64_t ckpt_ts;     /* part 2: its timestamp; always 0 here */
+  uint64_t blk;         /* block index */
+};
+
+/* A transaction's shared status cell: gen << 2 | state.  Readers that meet a
+ * block locked by a COMMITTING owner wait for the cell to change. */
+enum { MV_IDLE = 0, MV_ACTIVE = 1, MV_COMMITTING = 2, MV_DOOMED = 3 };
+#define MV_STATE(w) ((unsigned)((w) & 3u))
+
+/* `active` values other than a timestamp. */
+#define MV_INACTIVE 0ull
+#define MV_STARTING (~0ull) /* between "in a transaction" and "local-ts known": blocks reclamation */
+
+enum mv_mode { MV_SI = 1, MV_SER = 2, MV_LIN = 3, MV_LATEST = 4 /* PERSISTENT regions, reads outside regions */ };
+
+struct mv_thread {
+  /* Read by other threads. */
+  _Alignas(64) uint64_t active; /* MV_INACTIVE, MV_STARTING, or the running transaction's local-ts */
+  uint64_t txseq;               /* odd while a transaction (or a read outside one) runs */
+  uint64_t cell;                /* status cell of the running transaction */
+  int persistent;               /* the running transaction is an AMBER_PERSISTENT region */
+  struct mv_thread *next;       /* registry (append-only) */
+
+  /* Private to the owning thread. */
+  _Alignas(64) char *ring;      /* TLog: nslots slots of slot_size bytes */
+  uint64_t nslots, slot_size;
+  uint64_t head, tail, txstart; /* ring positions (monotonic); [txstart, head) = the running transaction's copies */
+  uint64_t local;               /* local-ts */
+  uint64_t maxseen;             /* largest cts read or overwritten (LATEST mode) */
+  int mode;                     /* enum mv_mode */
+  int in_tx;
+  uint64_t *rs;                 /* read set (block indexes), SER and LIN */
+  size_t nrs, caprs;
+  /* Grace period of the last batch of unlinked copies [tail, gp_upto). */
+  uint64_t gp_upto;
+  uint64_t *gp_seq;             /* txseq of each registered thread at the snapshot */
+  struct mv_thread **gp_thr;
+  size_t gp_n, gp_cap;
+  int gp_pending;
+  unsigned retries;             /* consecutive aborts, for backoff */
+  uint64_t rng;
+  int backoff;                  /* the pending abort wants a backoff */
+  char *slab;                   /* control-header allocator */
+  size_t slab_left;
+  struct mv_ctl *spare;         /* lost an install race: reuse */
+};
+
+struct mv_global {
+  struct amber_heap *heap;
+  char *base;          /* master = canonical data area */
+  uint64_t size;
+  unsigned shift;      /* log2(block) */
+  uint64_t block;
+  uint64_t nblocks;
+  struct mv_ctl **table;
+  struct mv_thread *threads;
+  uint64_t tlog_bytes;
+  int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
+  int closing;
+};
+extern struct mv_global mv;
+
+/* shadow.c */
+void mv_shadow_open(void);
+static inline struct mv_ctl *mv_ctl_of(uint64_t blk) { return __atomic_load_n(&mv.table[blk], __ATOMIC_ACQUIRE); }
+struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk);
+
+/* tlog.c */
+struct mv_thread *mv_thread_of(struct amber_thread *t);
+static inline struct mv_copy *mv_slot(struct mv_thread *m, uint64_t pos) {
+  return (struct mv_copy *)(m->ring + (pos % m->nslots) * m->slot_size);
+}
+/* A free slot at the ring's head, or NULL when the ring is full even after
+ * reclaiming what can be reclaimed now. */
+struct mv_copy *mv_ring_alloc(struct mv_thread *m);
+/* Best-effort reclamation (never waits); `all`: go as far as possible. */
+void mv_reclaim(struct mv_thread *m, int all);
+/* The horizon: every running transaction's local-ts is certainly after any
+ * cts certainly before it; 0 when some transaction is starting. */
+uint64_t mv_horizon(void);
+/* Writes back the newest version of c older than horizon h to the master and
+ * drops it and everything older from the chain; returns 1 when the chain is
+ * now empty.  Non-blocking: 0 when the block is locked. */
+int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h);
+/* Writes every block's newest committed version back (outside transactions). */
+void mv_sync_all(struct mv_thread *m);
+/* Bounded backoff: pause, then sched_yield, then nanosleep. */
+void mv_backoff(struct mv_thread *m);
+
+/* txn.c */
+void mv_begin(struct amber_thread *t);
+void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n);
+void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
+void mv_commit(struct amber_thread *t);
+void mv_abort(struct amber_thread *t);
+void mv_unlogged(struct amber_thread *t);
+
+#endif

@@ -1,0 +1,346 @@
+/* Transactions of the MVCC engine: begin, load, store, commit, abort, and
+ * the three isolation levels (docs/engines/mvcc.md).
+ *
+ * local-ts = new_time(get_time() + boundary): certainly after every commit
+ * timestamp drawn before the transaction began, so a transaction sees every
+ * transaction that committed before it started (on any thread). */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdnoreturn.h>
+
+#include "../../diag.h"
+#include "../../heap.h"
+#include "../../pm.h"
+#include "../../tx.h"
+#include "amber.h"
+#include "mvcc.h"
+
+static inline void cpu_wait(unsigned *spins) {
+  if (++*spins < 128) __builtin_ia32_pause();
+  else {
+    sched_yield();
+    *spins = 0;
+  }
+}
+
+static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why, int backoff) {
+  m->backoff = backoff;
+  amber_tx_restart(t, why);
+}
+
+static void publish_start(struct mv_thread *m, int wait_boundary) {
+  /* STARTING before the clock is read: a reclaimer either sees it (and
+   * reclaims nothing) or read its horizon before our clock read. */
+  __atomic_store_n(&m->active, MV_STARTING, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_SEQ_CST); /* odd */
+  uint64_t now = amber_ordo_get_time();
+  m->local = wait_boundary ? amber_ordo_new_time(now + amber_ordo_boundary()) : now;
+  __atomic_store_n(&m->active, m->local, __ATOMIC_SEQ_CST);
+}
+
+static void publish_end(struct mv_thread *m) {
+  __atomic_store_n(&m->active, MV_INACTIVE, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_RELEASE); /* even */
+}
+
+void mv_begin(struct amber_thread *t) {
+  struct mv_thread *m = mv_thread_of(t);
+  uint64_t used = m->head - m->tail;
+  if (used > m->nslots / 2) mv_reclaim(m, used > m->nslots / 4 * 3);
+  m->persistent = t->kind == AMBER_KIND_PERSISTENT;
+  m->mode = m->persistent             ? MV_LATEST
+            : t->iso == AMBER_SI        ? MV_SI
+            : t->iso == AMBER_SER       ? MV_SER
+            : t->iso == AMBER_LIN       ? MV_LIN
+                                        : mv.default_mode; /* AMBER_ISO_DEFAULT */
+  __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
+  publish_start(m, !m->persistent);
+  m->in_tx = 1;
+  m->txstart = m->head;
+  m->nrs = 0;
+  m->maxseen = 0;
+}
+
+static void end_tx(struct mv_thread *m) {
+  m->in_tx = 0;
+  __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
+  publish_end(m);
+}
+
+static inline void check_doomed(struct amber_thread *t, struct mv_thread *m) {
+  /* An AMBER_PERSISTENT region wants a block this transaction holds. */
+  if (__builtin_expect(MV_STATE(__atomic_load_n(&m->cell, __ATOMIC_RELAXED)) == MV_DOOMED, 0))
+    mv_restart(t, m, AMBER_ABORT_CONFLICT, 1);
+}
+
+/* The version of block `blk` this transaction reads. */
+static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t blk) {
+  char *master = mv.base + (blk << mv.shift);
+  struct mv_ctl *c = mv_ctl_of(blk);
+  if (!c) return master;
+  unsigned spins = 0;
+  for (;;) {
+    uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
+    if (!l || (l & 1u)) break;
+    struct mv_copy *p = (struct mv_copy *)l;
+    if (p->owner == m) return p->data; /* our own pending copy */
+    uint64_t w = __atomic_load_n(&p->owner->cell, __ATOMIC_SEQ_CST);
+    if (MV_STATE(w) != MV_COMMITTING) break;
+    /* Its copies are being linked: wait for its cell, then look again. */
+    while (__atomic_load_n(&p->owner->cell, __ATOMIC_ACQUIRE) == w) cpu_wait(&spins);
+  }
+  for (struct mv_copy *v = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE); v; v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE)) {
+    if (m->mode == MV_LATEST) {
+      if (v->cts > m->maxseen) m->maxseen = v->cts;
+      return v->data;
+    }
+    /* Uncertain counts as "not older". */
+    if (amber_ordo_cmp_time(v->cts, m->local) < 0) return v->data;
+    if (m->mode == MV_LIN) mv_restart(t, m, AMBER_ABORT_FUTURE, 0);
+  }
+  return master;
+}
+
+static void rs_push(struct mv_thread *m, uint64_t blk) {
+  if (m->nrs && m->rs[m->nrs - 1] == blk) return;
+  if (m->nrs == m->caprs) {
+    size_t cap = m->caprs ? m->caprs * 2 : 256;
+    uint64_t *n = realloc(m->rs, cap * sizeof *n);
+    if (!n) amber_fatal("mvcc: out of memory for a read set of %zu blocks", cap);
+    m->rs = n;
+    m->caprs = cap;
+  }
+  m->rs[m->nrs++] = blk;
+}
+
+/* A read outside any transaction (code outside regions): the latest
+ * committed state, protected from reclamation like a transaction. */
+static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n) {
+  int mode = m->mode;
+  m->mode = MV_LATEST;
+  publish_start(m, 0);
+  while (n) {
+    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
+    size_t k = mv.block - in < n ? mv.block - in : n;
+    memcpy(dst, resolve(NULL, m, blk) + in, k);
+    p += k;
+    dst += k;
+    n -= k;
+  }
+  publish_end(m);
+  m->mode = mode;
+}
+
+void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  struct mv_thread *m = mv_thread_of(t);
+  const char *p = addr;
+  char *d = dst;
+  if (!m->in_tx) {
+    load_outside(m, p, d, n);
+    return;
+  }
+  check_doomed(t, m);
+  int track = m->mode == MV_SER || m->mode == MV_LIN;
+  while (n) {
+    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
+    size_t k = mv.block - in < n ? mv.block - in : n;
+    memcpy(d, resolve(t, m, blk) + in, k);
+    if (track) rs_push(m, blk);
+    p += k;
+    d += k;
+    n -= k;
+  }
+}
+
+static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
+  for (;;) {
+    struct mv_copy *x = mv_ring_alloc(m);
+    if (x) return x;
+    if (m->head - m->txstart >= m->nslots)
+      amber_fatal("region %s writes more than %llu distinct %llu-byte blocks, more than its thread's TLog holds; raise AMBER_MVCC_TLOG "
+                  "(now %llu bytes)",
+                  t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)m->nslots,
+                  (unsigned long long)mv.block, (unsigned long long)mv.tlog_bytes);
+    if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
+    /* AMBER_PERSISTENT regions never abort: wait for readers to move on. */
+    mv_backoff(m);
+  }
+}
+
+/* Locks block c for copy x.  AMBER_ATOMIC transactions abort on a held
+ * lock; AMBER_PERSISTENT regions wait (dooming an AMBER_ATOMIC holder). */
+static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ctl *c, struct mv_copy *x) {
+  unsigned spins = 0;
+  for (;;) {
+    uintptr_t z = 0;
+    if (__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)x, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return;
+    if (z & 1u) { /* a reclaimer: it holds the lock for one block copy */
+      cpu_wait(&spins);
+      continue;
+    }
+    struct mv_thread *o = ((struct mv_copy *)z)->owner;
+    if (!m->persistent) {
+      m->head--; /* x was never used */
+      mv_restart(t, m, AMBER_ABORT_CONFLICT, 1);
+    }
+    uint64_t w = __atomic_load_n(&o->cell, __ATOMIC_ACQUIRE);
+    if (MV_STATE(w) == MV_ACTIVE && !__atomic_load_n(&o->persistent, __ATOMIC_RELAXED))
+      __atomic_compare_exchange_n(&o->cell, &w, (w & ~3ull) | MV_DOOMED, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+    cpu_wait(&spins);
+  }
+}
+
+void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  struct mv_thread *m = mv_thread_of(t);
+  if (!m->in_tx) AMBER_BUG("mvcc store outside a transaction");
+  check_doomed(t, m);
+  t->wrote = 1;
+  char *p = addr;
+  const char *s = src;
+  while (n) {
+    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
+    size_t k = mv.block - in < n ? mv.block - in : n;
+    struct mv_ctl *c = mv_ctl_get(m, blk);
+    uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_ACQUIRE);
+    struct mv_copy *x;
+    if (l && !(l & 1u) && ((struct mv_copy *)l)->owner == m) {
+      x = (struct mv_copy *)l; /* written before in this transaction */
+    } else {
+      x = alloc_copy(t, m);
+      x->ctl = c;
+      x->older = NULL;
+      x->cts = 0;
+      x->unlinked = 0;
+      lock_block(t, m, c, x);
+      /* Locked: the chain holds committed versions only and cannot change. */
+      struct mv_copy *h = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+      if (m->mode != MV_LATEST) {
+        if (h && !(amber_ordo_cmp_time(h->cts, m->local) < 0)) {
+          /* Write-write conflict with a transaction that committed after
+           * our snapshot: first committer wins. */
+          __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+          m->head--;
+          mv_restart(t, m, m->mode == MV_LIN ? AMBER_ABORT_FUTURE : AMBER_ABORT_VALIDATION, 1);
+        }
+      } else if (h && h->cts > m->maxseen) {
+        m->maxseen = h->cts;
+      }
+      memcpy(x->data, h ? h->data : mv.base + (blk << mv.shift), mv.block);
+    }
+    memcpy(x->data + in, s, k);
+    p += k;
+    s += k;
+    n -= k;
+  }
+}
+
+static void atomic_max(uint64_t *p, uint64_t v) {
+  uint64_t cur = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+}
+
+/* Serializable read-set validation at commit timestamp cts: every block
+ * read still has no version newer than local-ts, and no writer of it is
+ * committing.  An active writer of a block we read will commit after us:
+ * rts makes its commit-ts certainly larger than ours. */
+static int validate(struct mv_thread *m, uint64_t cts) {
+  for (size_t i = 0; i < m->nrs; i++) {
+    struct mv_ctl *c = mv_ctl_of(m->rs[i]);
+    if (!c) continue;
+    uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
+    if (l && !(l & 1u)) {
+      struct mv_thread *o = ((struct mv_copy *)l)->owner;
+      if (o != m) {
+        if (MV_STATE(__atomic_load_n(&o->cell, __ATOMIC_SEQ_CST)) == MV_COMMITTING) return 0;
+        atomic_max(&c->rts, cts);
+        /* Dekker with the writer's COMMITTING store and rts load. */
+        if (MV_STATE(__atomic_load_n(&o->cell, __ATOMIC_SEQ_CST)) == MV_COMMITTING) return 0;
+      }
+    }
+    struct mv_copy *h = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+    if (h && !(amber_ordo_cmp_time(h->cts, m->local) < 0)) return 0;
+  }
+  return 1;
+}
+
+/* Code outside regions reads the data area (the master) directly: the pass
+ * range-checks only stores there.  So a commit writes its versions back at
+ * once when no running transaction can still need the master's older
+ * content (always, when no other transaction runs); otherwise reclamation
+ * does it later (tlog.c). */
+static void eager_writeback(struct mv_thread *m, uint64_t first, uint64_t cts) {
+  /* Cheap pre-check: a running transaction that is not certainly newer than
+   * cts keeps the horizon below it; do not wait for the clock then. */
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
+    uint64_t a = __atomic_load_n(&o->active, __ATOMIC_ACQUIRE);
+    if (a == MV_STARTING || (a != MV_INACTIVE && !(amber_ordo_cmp_time(a, cts) > 0))) return;
+  }
+  if (amber_ordo_clk.mode == AMBER_ORDO_TSC) {
+    uint64_t until = cts + 2 * amber_ordo_boundary() + 1;
+    while (amber_ordo_get_time() <= until) __builtin_ia32_pause();
+  }
+  uint64_t h = mv_horizon();
+  if (!(amber_ordo_cmp_time(h, cts) > 0)) return;
+  for (uint64_t pos = first; pos < m->head; pos++) mv_writeback_block(m, mv_slot(m, pos)->ctl, h);
+  amber_pm_fence(AMBER_PM_DATA);
+}
+
+void mv_commit(struct amber_thread *t) {
+  struct mv_thread *m = mv_thread_of(t);
+  if (!m->in_tx) return;
+  if (m->head == m->txstart) { /* read-only: nothing shared was written */
+    end_tx(m);
+    m->retries = 0;
+    return;
+  }
+  uint64_t w = __atomic_load_n(&m->cell, __ATOMIC_ACQUIRE);
+  if (MV_STATE(w) != MV_ACTIVE ||
+      !__atomic_compare_exchange_n(&m->cell, &w, (w & ~3ull) | MV_COMMITTING, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    mv_restart(t, m, AMBER_ABORT_CONFLICT, 1); /* doomed by an AMBER_PERSISTENT region */
+  uint64_t mx = m->local > m->maxseen ? m->local : m->maxseen;
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
+    uint64_t r = __atomic_load_n(&mv_slot(m, pos)->ctl->rts, __ATOMIC_SEQ_CST);
+    if (r > mx) mx = r;
+  }
+  uint64_t cts = amber_ordo_new_time(mx);
+  if ((m->mode == MV_SER || m->mode == MV_LIN) && !validate(m, cts)) mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+  /* Link every copy with its final cts, then leave COMMITTING: a reader that
+   * met one of our locks while COMMITTING waited, and now sees all of them. */
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
+    struct mv_copy *x = mv_slot(m, pos);
+    x->cts = cts;
+    x->older = __atomic_load_n(&x->ctl->head, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&x->ctl->head, x, __ATOMIC_RELEASE);
+  }
+  __atomic_store_n(&m->cell, ((w >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_SEQ_CST);
+  for (uint64_t pos = m->txstart; pos < m->head; pos++)
+    __atomic_store_n(&mv_slot(m, pos)->ctl->lock, 0, __ATOMIC_RELEASE);
+  uint64_t first = m->txstart;
+  end_tx(m);
+  m->retries = 0;
+  eager_writeback(m, first, cts);
+}
+
+void mv_abort(struct amber_thread *t) {
+  struct mv_thread *m = t->engine_data;
+  if (!m || !m->in_tx) return;
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
+    struct mv_copy *x = mv_slot(m, pos);
+    if (__atomic_load_n(&x->ctl->lock, __ATOMIC_ACQUIRE) == (uintptr_t)x) __atomic_store_n(&x->ctl->lock, 0, __ATOMIC_RELEASE);
+  }
+  m->head = m->txstart; /* never linked: nobody else saw these copies */
+  end_tx(m);
+  if (m->backoff) {
+    m->backoff = 0;
+    mv_backoff(m);
+  }
+}
+
+void mv_unlogged(struct amber_thread *t) {
+  amber_fatal("region %s became irrevocable (it calls code amber could not instrument, or uses an atomic of an odd width); "
+              "the mvcc engine cannot run irrevocable regions yet (issue [5/7]): use AMBER_ENGINE=romulus for this program, "
+              "or keep such calls out of regions",
+              t->desc && t->desc->name ? t->desc->name : "(runtime)");
+}
