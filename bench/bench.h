@@ -251,6 +251,29 @@ static void bench_print_line(const struct bench_line *l) {
   fflush(stdout);
 }
 
+/* The measured phase: n threads run fn on the workers (elem bytes apart, each
+ * starting with a struct bench_runner) for --seconds, then stop and join.
+ * Returns the elapsed seconds. */
+struct bench_runner {
+  pthread_t th;
+  uint64_t seed;
+};
+static double bench_run_timed(void *(*fn)(void *), void *workers, size_t elem) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long i = 0; i < bench_nthreads; i++) {
+    struct bench_runner *r = (struct bench_runner *)((char *)workers + (size_t)i * elem);
+    r->seed = bench_seed * 1000003 + (uint64_t)i * 7777 + 1;
+    pthread_create(&r->th, NULL, fn, r);
+  }
+  struct timespec d = {(time_t)bench_seconds, (long)((bench_seconds - (double)(time_t)bench_seconds) * 1e9)};
+  nanosleep(&d, NULL);
+  bench_stop = 1;
+  for (long i = 0; i < bench_nthreads; i++) pthread_join(((struct bench_runner *)((char *)workers + (size_t)i * elem))->th, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
 #ifndef BENCH_NO_DRIVER
 /* A key in 0..2K-1, uniform or zipfian; zipfian ranks are scattered over the
  * key space by a multiplicative bijection so hot keys do not all sit at the
@@ -268,13 +291,13 @@ static int wl_insert(long key);
 static int wl_remove(long key);
 
 struct bench_worker {
-  pthread_t th;
-  uint64_t ops, updates, update_ops, hits, seed;
+  struct bench_runner r; /* first: bench_run_timed's view */
+  uint64_t ops, updates, update_ops, hits;
 };
 
 static void *bench_thread(void *arg) {
   struct bench_worker *w = arg;
-  uint64_t s = w->seed, ops = 0, upd = 0, hits = 0, lookups = 0;
+  uint64_t s = w->r.seed, ops = 0, upd = 0, hits = 0, lookups = 0;
   while (!bench_stop) {
     long key = bench_key(&s);
     /* ops counts regions run, failed insertions and removals included. */
@@ -383,25 +406,14 @@ static int bench_main(int argc, char **argv) {
 
   struct bench_worker *w = calloc((size_t)bench_nthreads, sizeof *w);
   uint64_t stored0 = bench_stored; /* the measured phase's stores only */
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (long i = 0; i < bench_nthreads; i++) {
-    w[i].seed = bench_seed * 1000003 + (uint64_t)i * 7777 + 1;
-    pthread_create(&w[i].th, NULL, bench_thread, &w[i]);
-  }
-  struct timespec d = {(time_t)bench_seconds, (long)((bench_seconds - (double)(time_t)bench_seconds) * 1e9)};
-  nanosleep(&d, NULL);
-  bench_stop = 1;
+  double el = bench_run_timed(bench_thread, w, sizeof *w);
   uint64_t ops = 0, upd = 0, upd_ops = 0, hits = 0;
   for (long i = 0; i < bench_nthreads; i++) {
-    pthread_join(w[i].th, NULL);
     ops += w[i].ops;
     upd += w[i].updates;
     upd_ops += w[i].update_ops;
     hits += w[i].hits;
   }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   long rss = bench_peak_rss();
   size_t objects, bytes;
   bench_usage(&objects, &bytes);

@@ -191,57 +191,8 @@ static void op_insert(uint32_t seed, uint32_t len) {
   }
 }
 
-/* ---- the run phase ------------------------------------------------------- */
-static int write_pct(int w) { return w == 'a' || w == 'f' ? 50 : w == 'c' ? 0 : 5; }
-
-struct worker {
-  pthread_t th;
-  uint64_t ops, writes, inserts, hits, sum, seed;
-};
-
-/* A zipfian record among the first zipf_n, its rank scattered. */
-static inline long zipf_rec(uint64_t *s) { return (long)((bench_zipf_rank(s, zipf_n) * 2654435761ull) % zipf_n); }
-
-static void *worker_run(void *arg) {
-  struct worker *w = arg;
-  uint64_t s = w->seed, ops = 0, writes = 0, inserts = 0, hits = 0, sum = 0;
-  int wp = write_pct(workload);
-  while (!bench_stop) {
-    int write = (int)(bench_rnd(&s) % 100) < wp;
-    ops++;
-    switch (workload) {
-    case 'd':
-      if (write) op_insert((uint32_t)bench_rnd(&s), rnd_len(&s)), inserts++;
-      else hits += (uint64_t)op_read_latest(bench_zipf_rank(&s, zipf_n), &sum);
-      break;
-    case 'e':
-      if (write) op_insert((uint32_t)bench_rnd(&s), rnd_len(&s)), inserts++;
-      else {
-        long start = ykey(zipf_rec(&s));
-        hits += (uint64_t)op_scan(start, 1 + (long)(bench_rnd(&s) % SCAN_MAX), &sum);
-      }
-      break;
-    case 'f':
-      if (write) hits += (uint64_t)op_rmw(ykey(zipf_rec(&s)), rnd_len(&s), &sum);
-      else hits += (uint64_t)op_read(ykey(zipf_rec(&s)), &sum);
-      break;
-    default: /* a, b, c */
-      if (write) {
-        long key = ykey(zipf_rec(&s));
-        hits += (uint64_t)op_update(key, (uint32_t)bench_rnd(&s), rnd_len(&s));
-      } else {
-        hits += (uint64_t)op_read(ykey(zipf_rec(&s)), &sum);
-      }
-    }
-    writes += (uint64_t)write;
-  }
-  w->ops = ops;
-  w->writes = writes;
-  w->inserts = inserts;
-  w->hits = hits;
-  w->sum = sum;
-  return NULL;
-}
+/* ---- the run phase: shared with the amber driver ---------------------------- */
+#include "../ycsb_run.h"
 
 /* ---- checking ------------------------------------------------------------ */
 /* Every allocated object in the pool (the root included) and its usable size. */
@@ -381,38 +332,8 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  zipf_n = (uint64_t)yr->next;
-  bench_zipf_init(zipf_n, bench_theta);
-  struct worker *w = calloc((size_t)bench_nthreads, sizeof *w);
-  uint64_t stored0 = bench_stored; /* the measured phase's stores only */
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (long i = 0; i < bench_nthreads; i++) {
-    w[i].seed = bench_seed * 1000003 + (uint64_t)i * 7777 + 1;
-    pthread_create(&w[i].th, NULL, worker_run, &w[i]);
-  }
-  struct timespec d = {(time_t)bench_seconds, (long)((bench_seconds - (double)(time_t)bench_seconds) * 1e9)};
-  nanosleep(&d, NULL);
-  bench_stop = 1;
-  uint64_t ops = 0, writes = 0, inserts = 0, hits = 0;
-  for (long i = 0; i < bench_nthreads; i++) {
-    pthread_join(w[i].th, NULL);
-    ops += w[i].ops;
-    writes += w[i].writes;
-    inserts += w[i].inserts;
-    hits += w[i].hits;
-  }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  long rss = bench_peak_rss();
   size_t objects, bytes;
-  bench_usage(&objects, &bytes);
-  char name[16], extra[32];
-  snprintf(name, sizeof name, "ycsb-%c", workload);
-  snprintf(extra, sizeof extra, ", \"fanout\": %ld", fanout);
-  struct bench_line line = {name, workload == 'd' ? "latest" : "zipf", extra, records, 0, bench_nthreads, write_pct(workload),
-                            ops, writes, hits, writes, bench_stored - stored0, el, rss, bytes};
-  bench_print_line(&line);
+  uint64_t inserts = ycsb_measure(records, fanout, &objects, &bytes);
   int rc = 0;
   if (bench_verify) {
     long bad = 0, count = check_records(&bad);
