@@ -18,8 +18,7 @@
 #define BENCH_WL_HEAP
 #include "../bench.h"
 
-#include <libpmemobj.h>
-#include <unistd.h>
+#include "pool.h"
 
 #include "bptree.h"
 
@@ -29,7 +28,6 @@ struct proot {
   long pre_nodes, pre_bytes; /* the tree's nodes and their usable bytes right after the preload */
 };
 
-static PMEMobjpool *pop;
 static struct proot *root;
 static long fanout = 8;
 #define LAYOUT "amber-bench-bptree"
@@ -59,22 +57,12 @@ static void wrong_fanout(void) {
 }
 
 static struct bench_hdr *wl_open(void) {
-  if (access(bench_pool, F_OK) == 0) pop = pmemobj_open(bench_pool, LAYOUT);
-  else pop = pmemobj_create(bench_pool, LAYOUT, 64 << 20, 0600);
-  if (!pop) {
-    fprintf(stderr, "pmdk-bptree: %s: %s\n", bench_pool, pmemobj_errormsg());
-    exit(2);
-  }
+  pop = pmdk_open_pool(LAYOUT, 64 << 20);
   PMEMoid r = pmemobj_root(pop, sizeof *root);
   root = pmemobj_direct(r);
   pbt_attach(pop, r);
   if (root->h.nkeys && root->tree.fanout != fanout) wrong_fanout();
   return &root->h;
-}
-
-static void tx_failed(void) {
-  fprintf(stderr, "pmdk-bptree: transaction aborted: %s\n", pmemobj_errormsg());
-  abort();
 }
 
 static void wl_init(void) {
@@ -168,18 +156,6 @@ static long wl_check(long *bad) {
   }
   if (scanned != count) ++*bad;
   return count;
-}
-
-/* Every allocated object in the pool (the root included) and its usable size. */
-static void wl_usage(size_t *objects, size_t *bytes) {
-  size_t o = 0, b = 0;
-  PMEMoid oid;
-  POBJ_FOREACH(pop, oid) {
-    o++;
-    b += pmemobj_alloc_usable_size(oid);
-  }
-  *objects = o;
-  *bytes = b;
 }
 
 int main(int argc, char **argv) {

@@ -10,8 +10,7 @@
 #define BENCH_BUCKETS 1
 #include "../bench.h"
 
-#include <libpmemobj.h>
-#include <unistd.h>
+#include "pool.h"
 
 struct pnode {
   long key;
@@ -23,29 +22,18 @@ struct proot {
   PMEMoid bucket[];
 };
 
-static PMEMobjpool *pop;
 static struct proot *root;
 #define NODE(oid) ((struct pnode *)pmemobj_direct(oid))
 #define LAYOUT "amber-bench-hash"
 
 static struct bench_hdr *wl_open(void) {
-  if (access(bench_pool, F_OK) == 0) pop = pmemobj_open(bench_pool, LAYOUT);
-  else pop = pmemobj_create(bench_pool, LAYOUT, 64 << 20, 0600);
-  if (!pop) {
-    fprintf(stderr, "pmdk-hash: %s: %s\n", bench_pool, pmemobj_errormsg());
-    exit(2);
-  }
+  pop = pmdk_open_pool(LAYOUT, 64 << 20);
   root = pmemobj_direct(pmemobj_root(pop, sizeof *root + (size_t)bench_nbuckets * sizeof(PMEMoid)));
   if (root->h.nkeys && root->nbuckets != bench_nbuckets) {
     fprintf(stderr, "pmdk-hash: the pool has %ld buckets, not --buckets %ld\n", root->nbuckets, bench_nbuckets);
     exit(2);
   }
   return &root->h;
-}
-
-static void tx_failed(void) {
-  fprintf(stderr, "pmdk-hash: transaction aborted: %s\n", pmemobj_errormsg());
-  abort();
 }
 
 static void wl_init(void) {
@@ -133,18 +121,6 @@ static long wl_check(long *bad) {
     }
   }
   return count;
-}
-
-/* Every allocated object in the pool (the root included) and its usable size. */
-static void wl_usage(size_t *objects, size_t *bytes) {
-  size_t o = 0, b = 0;
-  PMEMoid oid;
-  POBJ_FOREACH(pop, oid) {
-    o++;
-    b += pmemobj_alloc_usable_size(oid);
-  }
-  *objects = o;
-  *bytes = b;
 }
 
 int main(int argc, char **argv) {

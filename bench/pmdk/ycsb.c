@@ -17,10 +17,10 @@
 #define AMBER_BENCH_PMDK 1
 #define BENCH_NO_DRIVER
 #include "../bench.h"
+#define PMDK_NAME "pmdk-ycsb"
+#include "pool.h"
 
-#include <libpmemobj.h>
 #include <limits.h>
-#include <unistd.h>
 
 #include "bptree.h"
 
@@ -43,7 +43,6 @@ struct yroot {
   long load_objects, load_bytes; /* the tree's own nodes and values after the load */
 };
 
-static PMEMobjpool *pop;
 static struct yroot *yr;
 static long records = 100000, fanout = 16;
 static int workload = 'a';
@@ -63,11 +62,6 @@ static inline void blob_pattern(unsigned char *out, long key, uint32_t seed, uin
     if (j % 8 == 0) h = h * 6364136223846793005ull + 1442695040888963407ull;
     out[j] = (unsigned char)(h >> (8 * (j % 8)));
   }
-}
-
-static void tx_failed(void) {
-  fprintf(stderr, "pmdk-ycsb: transaction aborted: %s\n", pmemobj_errormsg());
-  abort();
 }
 
 /* In a transaction: a new value for key; its pool offset. */
@@ -195,18 +189,6 @@ static void op_insert(uint32_t seed, uint32_t len) {
 #include "../ycsb_run.h"
 
 /* ---- checking ------------------------------------------------------------ */
-/* Every allocated object in the pool (the root included) and its usable size. */
-static void wl_usage(size_t *objects, size_t *bytes) {
-  size_t o = 0, b = 0;
-  PMEMoid oid;
-  POBJ_FOREACH(pop, oid) {
-    o++;
-    b += pmemobj_alloc_usable_size(oid);
-  }
-  *objects = o;
-  *bytes = b;
-}
-
 /* The tree's own objects and bytes: its nodes and every value. */
 static void tree_usage(long *objects, long *bytes) {
   long nodes = 0, b = 0, count = 0;
@@ -250,20 +232,6 @@ static void usage_exit(const char *prog) {
   exit(2);
 }
 
-/* Opens the pool, or creates it when missing.  libpmemobj allocates the
- * whole file (posix_fallocate) even on tmpfs, so POOL_SIZE is memory taken
- * for as long as the pool exists. */
-static PMEMobjpool *open_pool(void) {
-  PMEMobjpool *p;
-  if (access(bench_pool, F_OK) == 0) p = pmemobj_open(bench_pool, LAYOUT);
-  else p = pmemobj_create(bench_pool, LAYOUT, POOL_SIZE, 0600);
-  if (!p) {
-    fprintf(stderr, "pmdk-ycsb: %s: %s\n", bench_pool, pmemobj_errormsg());
-    exit(2);
-  }
-  return p;
-}
-
 static void wrong_fanout(void) {
   fprintf(stderr, "bench: the heap holds a tree of fan-out %ld, not --fanout %ld; use a fresh heap\n", yr->tree.fanout, fanout);
   exit(2);
@@ -289,7 +257,7 @@ int main(int argc, char **argv) {
       bench_theta <= 0 || bench_theta >= 1)
     usage_exit(argv[0]);
 
-  pop = open_pool();
+  pop = pmdk_open_pool(LAYOUT, POOL_SIZE);
   PMEMoid ro = pmemobj_root(pop, sizeof *yr);
   yr = pmemobj_direct(ro);
   pbt_attach(pop, ro);
