@@ -36,7 +36,8 @@
  * Regions: BENCH_READ { } for lookups, BENCH_WRITE { } for updates.
  *   amber (default, compiled with amber-cc): both are AMBER_ATOMIC.
  *   -DAMBER_BENCH_VOLATILE (plain clang, no pass, no runtime): a spinning
- *     reader-writer lock (reader / writer side); the root comes from calloc
+ *     reader-writer lock (reader / writer side), or pthread_rwlock_t with
+ *     -DAMBER_BENCH_PTHREAD_RWLOCK; the root comes from calloc
  *     and malloc/free are counted so --verify can check for leaks.
  *   -DAMBER_BENCH_PMDK: the same lock; the workload does its own libpmemobj
  *     transactions inside BENCH_WRITE and provides wl_usage().
@@ -67,8 +68,15 @@ struct bench_hdr {
   size_t objects, bytes; /* heap usage right after the preload */
 };
 
-/* ---- spinning reader-writer lock (volatile and PMDK baselines) ---------- */
-#if defined(AMBER_BENCH_VOLATILE) || defined(AMBER_BENCH_PMDK)
+/* ---- reader-writer lock (volatile and PMDK baselines) -------------------- */
+#if defined(AMBER_BENCH_VOLATILE) && defined(AMBER_BENCH_PTHREAD_RWLOCK)
+/* The "volatile ideal": the same program with a pthread rwlock. */
+static pthread_rwlock_t bench_rwl = PTHREAD_RWLOCK_INITIALIZER;
+#define BENCH_READ                                                                                                  \
+  for (int bench_r_ = (pthread_rwlock_rdlock(&bench_rwl), 1); bench_r_; pthread_rwlock_unlock(&bench_rwl), bench_r_ = 0)
+#define BENCH_WRITE                                                                                                 \
+  for (int bench_w_ = (pthread_rwlock_wrlock(&bench_rwl), 1); bench_w_; pthread_rwlock_unlock(&bench_rwl), bench_w_ = 0)
+#elif defined(AMBER_BENCH_VOLATILE) || defined(AMBER_BENCH_PMDK)
 /* Bit 0: a writer holds or waits for the lock (new readers stay out);
  * the rest: twice the number of readers inside. */
 static volatile unsigned long bench_rw;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct amber_heap;
 struct amber_thread;
@@ -22,6 +23,9 @@ struct amber_engine {
   void (*sync)(void);
   /* Optional: the thread that ran `t` is ending (outside any region). */
   void (*thread_fini)(struct amber_thread *t);
+  /* Optional: the engine's own statistics, appended to AMBER_STATS output:
+   * `, "key": value` pairs when json, else indented text lines. */
+  void (*stats)(FILE *f, int json);
   /* Bytes of the engine's own area for a data area of `data_size`. */
   uint64_t (*area_size)(uint64_t data_size);
   /* Initialises the engine area of a heap being created (h->data and

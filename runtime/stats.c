@@ -59,6 +59,7 @@ void amber_stats_write(FILE *f, int json) {
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
+    if (amber_eng && amber_eng->stats) amber_eng->stats(f, 1);
     fprintf(f, ", \"clock\": \"%s\", \"ordo_boundary_cycles\": %llu, \"ordo_boundary_ns\": %.1f}\n",
             amber_ordo_mode_name(amber_ordo_clk.mode), (unsigned long long)amber_ordo_clk.boundary,
             amber_ordo_cycles_to_ns(amber_ordo_clk.boundary));
@@ -81,6 +82,7 @@ void amber_stats_write(FILE *f, int json) {
   fprintf(f, "  emulated delay     %llu ns (AMBER_PM_WRITE_NS %llu per line, AMBER_PM_FENCE_NS %llu per fence%s)\n",
           (unsigned long long)delay, (unsigned long long)wns, (unsigned long long)fns,
           (wns | fns) && !amber_pm_emulating() ? "; not applied in this mode" : "");
+  if (amber_eng && amber_eng->stats) amber_eng->stats(f, 0);
   fprintf(f, "  clock              %s, ORDO boundary %llu cycles (%.1f ns, %s)\n", amber_ordo_mode_name(amber_ordo_clk.mode),
           (unsigned long long)amber_ordo_clk.boundary, amber_ordo_cycles_to_ns(amber_ordo_clk.boundary),
           amber_ordo_source_name(amber_ordo_clk.source));

@@ -123,6 +123,8 @@ static void mv_open(struct amber_heap *h) {
   else amber_fatal("AMBER_ISOLATION=%s is not an isolation level; use si, ser (the default) or lin", iso);
   mv.threads = NULL;
   mv.closing = 0;
+  mv.gp_epoch = mv.gp_want = mv.gp_periods = 0;
+  mv.gp_stop = 0;
   mv_shadow_open();
   amber_warn("heap %s uses engine mvcc, which is not crash-consistent yet (issue [6/7]): a crash can lose or tear committed "
              "transactions (acknowledged by AMBER_MVCC_UNSAFE=1)",
@@ -150,6 +152,7 @@ static void mv_close(struct amber_heap *h) {
   struct mv_thread *self = mv_thread_of(amber_thread());
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
     while (o != self && __atomic_load_n(&o->txseq, __ATOMIC_ACQUIRE) & 1) sched_yield();
+  mv_detector_stop();
   mv_sync_all(self);
   uint64_t left = 0;
   for (uint64_t b = 0; b < mv.nblocks; b++) {
@@ -162,6 +165,26 @@ static void mv_close(struct amber_heap *h) {
                h->path, (unsigned long long)left);
 }
 
+static void mv_stats(FILE *f, int json) {
+  uint64_t freed = 0, wb = 0, threads = 0;
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
+    freed += o->n_freed;
+    wb += o->n_written_back;
+    threads++;
+  }
+  uint64_t gp = __atomic_load_n(&mv.gp_periods, __ATOMIC_RELAXED);
+  if (json)
+    fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
+               "\"grace_detector\": %d, \"mvcc_threads\": %llu",
+            (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
+            mv_detector_ran(), (unsigned long long)threads);
+  else
+    fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
+               "threads %llu\n",
+            (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
+            (unsigned long long)threads);
+}
+
 const struct amber_engine amber_engine_mvcc = {
     .name = "mvcc",
     .id = AMBER_ENGINE_MVCC,
@@ -170,6 +193,7 @@ const struct amber_engine amber_engine_mvcc = {
     .gate = mv_gate,
     .sync = mv_sync,
     .thread_fini = mv_thread_fini,
+    .stats = mv_stats,
     .area_size = mv_area_size,
     .format = mv_format,
     .validate = mv_validate,

@@ -4,7 +4,8 @@
  *   area.c    heap life cycle: engine area (block size), the crash-safety
  *             gate, open/close, write-back of everything (sync)
  *   shadow.c  the DRAM shadow table and the control headers' allocator
- *   tlog.c    per-thread TLog rings, grace periods, reclamation, write-back
+ *   tlog.c    per-thread TLog rings, reclamation, write-back
+ *   detector.c  grace periods and the detector thread
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
@@ -77,11 +78,10 @@ struct mv_thread {
   int in_tx;
   uint64_t *rs;                 /* read set (block indexes), SER and LIN */
   size_t nrs, caprs;
-  /* Grace period of the last batch of unlinked copies [tail, gp_upto). */
+  /* The last batch of unlinked copies [tail, gp_upto) is free once the
+   * grace period of gp_ticket is over (detector.c). */
   uint64_t gp_upto;
-  uint64_t *gp_seq;             /* txseq of each registered thread at the snapshot */
-  struct mv_thread **gp_thr;
-  size_t gp_n, gp_cap;
+  uint64_t gp_ticket;
   int gp_pending;
   unsigned retries;             /* consecutive aborts, for backoff */
   uint64_t rng;
@@ -89,6 +89,9 @@ struct mv_thread {
   char *slab;                   /* control-header allocator */
   size_t slab_left;
   struct mv_ctl *spare;         /* lost an install race: reuse */
+  /* Statistics (read at exit). */
+  uint64_t n_freed;             /* TLog slots freed after their grace period */
+  uint64_t n_written_back;      /* blocks written back to the master */
 };
 
 struct mv_global {
@@ -103,6 +106,13 @@ struct mv_global {
   uint64_t tlog_bytes;
   int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
   int closing;
+  /* Grace periods (detector.c). */
+  uint64_t gp_epoch;   /* grace periods completed */
+  uint64_t gp_want;    /* the epoch some thread waits for */
+  uint64_t gp_periods; /* statistics */
+  uint32_t gp_bell;    /* futex word the detector sleeps on */
+  uint32_t gp_sleeping;
+  int gp_stop;         /* the detector must end (close) */
 };
 extern struct mv_global mv;
 
@@ -132,6 +142,14 @@ int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h);
 void mv_sync_all(struct mv_thread *m);
 /* Bounded backoff: pause, then sched_yield, then nanosleep. */
 void mv_backoff(struct mv_thread *m);
+
+/* detector.c */
+/* Asks for the grace period that frees what m unlinked so far; 0 when no
+ * other thread is in a transaction (nothing to wait for). */
+uint64_t mv_gp_ticket(struct mv_thread *m);
+int mv_gp_over(struct mv_thread *m, uint64_t ticket);
+void mv_detector_stop(void);
+int mv_detector_ran(void);
 
 /* txn.c */
 void mv_begin(struct amber_thread *t);

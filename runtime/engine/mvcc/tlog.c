@@ -103,6 +103,7 @@ int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h) {
     memcpy(master, v->data, mv.block);
     amber_pm_wrote(master, mv.block);
     amber_pm_flush(master, mv.block, AMBER_PM_DATA);
+    m->n_written_back++;
     __atomic_store_n(link, NULL, __ATOMIC_RELEASE);
     while (v) {
       /* Read `older` first: once flagged, the owner may free the copy. */
@@ -116,57 +117,22 @@ int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h) {
   return empty ? 1 : 2;
 }
 
-static void grace_snapshot(struct mv_thread *m) {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  m->gp_n = 0;
-  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
-    if (o == m) continue;
-    uint64_t s = __atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST);
-    if (!(s & 1)) continue;
-    if (m->gp_n == m->gp_cap) {
-      size_t cap = m->gp_cap ? m->gp_cap * 2 : 16;
-      void *a = mmap(NULL, cap * (sizeof *m->gp_seq + sizeof *m->gp_thr), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (a == MAP_FAILED) amber_fatal("mvcc: out of memory for grace periods");
-      uint64_t *seq = a;
-      struct mv_thread **thr = (struct mv_thread **)(seq + cap);
-      if (m->gp_n) {
-        memcpy(seq, m->gp_seq, m->gp_n * sizeof *seq);
-        memcpy(thr, m->gp_thr, m->gp_n * sizeof *thr);
-        munmap(m->gp_seq, m->gp_cap * (sizeof *m->gp_seq + sizeof *m->gp_thr));
-      }
-      m->gp_seq = seq;
-      m->gp_thr = thr;
-      m->gp_cap = cap;
-    }
-    m->gp_seq[m->gp_n] = s;
-    m->gp_thr[m->gp_n++] = o;
-  }
-}
-
-/* Every transaction running at the snapshot has ended. */
-static int grace_done(struct mv_thread *m) {
-  while (m->gp_n) {
-    size_t i = m->gp_n - 1;
-    if (__atomic_load_n(&m->gp_thr[i]->txseq, __ATOMIC_ACQUIRE) == m->gp_seq[i]) return 0;
-    m->gp_n--;
-  }
-  return 1;
-}
-
 void mv_reclaim(struct mv_thread *m, int all) {
   if (m->gp_pending) {
-    if (!grace_done(m)) return;
+    if (!mv_gp_over(m, m->gp_ticket)) return;
+    m->n_freed += m->gp_upto - m->tail;
     m->tail = m->gp_upto;
     m->gp_pending = 0;
   }
   uint64_t limit = m->in_tx ? m->txstart : m->head;
-  uint64_t batch = all ? limit - m->tail : m->nslots / 4;
   uint64_t pos = m->tail, h = 0;
   int have_h = 0, wrote = 0;
-  while (pos < limit && pos - m->tail < batch) {
+  while (pos < limit) {
     struct mv_copy *x = mv_slot(m, pos);
     if (!__atomic_load_n(&x->unlinked, __ATOMIC_ACQUIRE)) {
+      /* Best effort stops at the first copy that needs a write-back, so
+       * that later updates of its block can still coalesce in DRAM. */
+      if (!all) break;
       if (!have_h) {
         h = mv_horizon();
         have_h = 1;
@@ -179,10 +145,11 @@ void mv_reclaim(struct mv_thread *m, int all) {
   }
   if (wrote) amber_pm_fence(AMBER_PM_DATA);
   if (pos == m->tail) return;
-  grace_snapshot(m);
+  m->gp_ticket = mv_gp_ticket(m);
   m->gp_upto = pos;
   m->gp_pending = 1;
-  if (grace_done(m)) {
+  if (mv_gp_over(m, m->gp_ticket)) {
+    m->n_freed += pos - m->tail;
     m->tail = pos;
     m->gp_pending = 0;
   }
