@@ -11,6 +11,7 @@
 #ifndef AMBER_PASS_AMBER_H
 #define AMBER_PASS_AMBER_H
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -43,6 +44,13 @@ llvm::FunctionCallee abiRun(llvm::Module &M);
 llvm::FunctionCallee abiIrrevocable(llvm::Module &M);
 llvm::FunctionCallee abiIrrevocableIo(llvm::Module &M);
 llvm::FunctionCallee abiCloneOf(llvm::Module &M); // ptr (ptr)
+// void __amber_stray_store(const char *site, const void *p)
+llvm::FunctionCallee abiStrayStore(llvm::Module &M);
+// Gives a call to an __amber_outside_* callback (and its declaration) the
+// calling convention the runtime defines them with (preserve_most on
+// x86-64) and makes it bind at load time (no lazy-binding PLT stub, which
+// may clobber registers preserve_most keeps).
+void setOutsideConvention(llvm::CallInst &CI);
 // The extern_weak uintptr_t __amber_heap_base / __amber_heap_size.
 llvm::GlobalVariable *abiGlobal(llvm::Module &M, llvm::StringRef Name);
 bool isAbiName(llvm::StringRef Name);
@@ -114,8 +122,13 @@ bool isCloneFunction(const llvm::Function &F);
 // "__amber_<name>" if Name is a libc function the runtime wraps, else "".
 llvm::StringRef libcReplacement(llvm::StringRef Name);
 // The same, restricted to the functions that write memory (memcpy, memmove,
-// memset, strcpy, strncpy, strcat, strncat): rewritten outside regions too.
+// memset, strcpy, strncpy, strcat, strncat).
 llvm::StringRef libcWriterReplacement(llvm::StringRef Name);
+// Outside regions: the wrapper of a libc function that reads or writes
+// memory through its pointer arguments (the writers above, and memcmp
+// memchr strlen strnlen strcmp strncmp strchr strrchr strdup strndup), else
+// "".  Writes is set for the writers (their first argument is written).
+llvm::StringRef libcOutsideReplacement(llvm::StringRef Name, bool &Writes);
 // True for a libc function that does I/O or ends the process but writes no
 // program memory (printf, puts, write, exit, ...).
 bool isIoCall(llvm::StringRef Name);
@@ -127,24 +140,35 @@ struct FunctionResult {
 };
 FunctionResult instrumentFunction(llvm::Function &F);
 bool instrumentModule(llvm::Module &M);
-// Replaces one store / atomicrmw / cmpxchg / memory intrinsic by its
+// Replaces one load / store / atomicrmw / cmpxchg / memory intrinsic by its
 // callback, unconditionally (used by the outside-region instrumentation on
 // the persistent side of its range check).  False if it has no callback.
-bool rewriteWithCallback(llvm::Instruction &I);
+// Outside mode: the __amber_outside_* callbacks (Site, the access's
+// "file:line" string, goes to those of writes).
+bool rewriteWithCallback(llvm::Instruction &I, llvm::Constant *Site);
 // Bytes of a sized access callback (__amber_load1/2/4/8 ...) for a value of
 // type T, or 0 when T needs the generic (ptr, size) form.
 unsigned callbackBytes(const llvm::DataLayout &DL, llvm::Type *T);
 // The -amber-instrument-* options, for the outside-region instrumentation.
 bool outsideStoresEnabled(const llvm::StoreInst &SI);
+bool outsideLoadsEnabled(const llvm::LoadInst &LI);
+bool outsideReadsEnabled(); // -amber-instrument-outside-loads alone
 bool outsideAtomicsEnabled();
 bool outsideMemIntrinsicsEnabled();
 bool outsideCallsEnabled();
 
 //--- Outside.cpp -----------------------------------------------------------
-// Range checks on the stores of the functions outside regions (originals)
-// and rewrites of libc writers there.  True if F changed.
-bool instrumentOutside(llvm::Function &F);
+// Range checks on the loads, stores, atomics, memory intrinsics and libc
+// calls of the functions outside regions (originals).  True if F changed.
+// Stable: windowStableFunctions(M), computed before any function changes.
+bool instrumentOutside(llvm::Function &F,
+                       const llvm::DenseSet<const llvm::Function *> &Stable);
 bool wantsOutsideInstrumentation(const llvm::Function &F);
+// The functions of M a direct call to which leaves the heap window as it
+// was: they call nothing that could open the heap and do no atomic, fence
+// or volatile access (through which a heap pointer could come from another
+// thread), transitively.
+llvm::DenseSet<const llvm::Function *> windowStableFunctions(llvm::Module &M);
 
 //--- ModuleCtor.cpp --------------------------------------------------------
 // Also emits the clone table amber.clones and registers it when non-empty.

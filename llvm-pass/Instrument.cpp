@@ -47,8 +47,13 @@ static cl::opt<bool> ClCalls(
     cl::desc("Rewrite libc calls and mark calls to unseen code irrevocable"));
 static cl::opt<bool> ClOutside(
     "amber-instrument-outside", cl::init(true), cl::Hidden,
-    cl::desc("Range-check stores outside AMBER regions against the heap "
-             "window and rewrite libc writers there"));
+    cl::desc("Range-check accesses outside AMBER regions against the heap "
+             "window (stores, atomics, memory intrinsics, libc calls; loads "
+             "with -amber-instrument-outside-loads)"));
+static cl::opt<bool> ClOutsideLoads(
+    "amber-instrument-outside-loads", cl::init(true), cl::Hidden,
+    cl::desc("Range-check loads outside AMBER regions (and the sources of "
+             "memcpy/memmove, the arguments of libc readers)"));
 
 STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
@@ -94,8 +99,10 @@ public:
   FunctionResult run();
   SmallVector<Site, 4> IrrevocableSites;
   // Outside mode: rewrite the given access unconditionally (the caller has
-  // already range-checked it).
+  // already range-checked it), with the __amber_outside_* callbacks; Site
+  // names the access for the stray-store counts.
   bool Outside = false;
+  Constant *Site = nullptr;
   bool rewrite(Instruction *I);
 
 private:
@@ -114,8 +121,12 @@ private:
   Value *toInt(IRBuilder<> &B, Value *V, unsigned Bytes);
   Value *fromInt(IRBuilder<> &B, Value *V, Type *T);
   AllocaInst *tempAlloca(Type *T);
-  FunctionCallee callback(StringRef Base, unsigned Bytes, Type *Ret,
-                          ArrayRef<Type *> Params);
+  // Calls __amber_<Base><Bytes>(Args) (Bytes 0: no suffix).  In Outside
+  // mode: __amber_outside_<Base><Bytes>, with the site appended for writes.
+  // Returns the result: the call's, or in Outside mode element 0 of the
+  // <2 x i64> it returns, truncated to Ret.
+  Value *emit(IRBuilder<> &B, StringRef Base, unsigned Bytes, Type *Ret,
+              ArrayRef<Type *> Params, ArrayRef<Value *> Args, bool Writes);
 
   bool instrumentLoad(LoadInst *LI);
   bool instrumentStore(StoreInst *SI);
@@ -240,12 +251,35 @@ AllocaInst *Instrumenter::tempAlloca(Type *T) {
   return AI;
 }
 
-FunctionCallee Instrumenter::callback(StringRef Base, unsigned Bytes,
-                                      Type *Ret, ArrayRef<Type *> Params) {
-  std::string Name = ("__amber_" + Base).str();
+Value *Instrumenter::emit(IRBuilder<> &B, StringRef Base, unsigned Bytes,
+                          Type *Ret, ArrayRef<Type *> Params,
+                          ArrayRef<Value *> Args, bool Writes) {
+  std::string Name = ((Outside ? "__amber_outside_" : "__amber_") + Base).str();
   if (Bytes)
     Name += std::to_string(Bytes);
-  return abiFunction(M, Name, FunctionType::get(Ret, Params, false));
+  SmallVector<Type *, 6> Ps(Params.begin(), Params.end());
+  SmallVector<Value *, 6> As(Args.begin(), Args.end());
+  if (!Outside) {
+    FunctionCallee FC = abiFunction(M, Name, FunctionType::get(Ret, Ps, false));
+    return B.CreateCall(FC, As);
+  }
+  // The outside variants take the site of a write last, and return a
+  // result (the value loaded, the old value of an atomic) in element 0 of a
+  // <2 x i64> (amber_word_t: XMM0 on x86-64, which preserve_most leaves to
+  // the return; LLVM 16 restores RAX in a preserve_most callee).
+  if (Writes) {
+    Ps.push_back(Ptr);
+    As.push_back(Site ? Site : ConstantPointerNull::get(Ptr));
+  }
+  Type *Word = FixedVectorType::get(B.getInt64Ty(), 2);
+  FunctionCallee FC = abiFunction(
+      M, Name,
+      FunctionType::get(Ret->isVoidTy() ? Ret : Word, Ps, false));
+  CallInst *CI = B.CreateCall(FC, As);
+  setOutsideConvention(*CI);
+  if (Ret->isVoidTy())
+    return CI;
+  return B.CreateTrunc(B.CreateExtractElement(CI, uint64_t(0)), Ret);
 }
 
 bool Instrumenter::instrumentLoad(LoadInst *LI) {
@@ -255,7 +289,7 @@ bool Instrumenter::instrumentLoad(LoadInst *LI) {
   Value *V;
   if (unsigned N = sizedBytes(T)) {
     Type *IT = B.getIntNTy(N * 8);
-    V = B.CreateCall(callback("load", N, IT, {Ptr}), {Addr});
+    V = emit(B, "load", N, IT, {Ptr}, {Addr}, false);
     V = fromInt(B, V, T);
     ++NumLoads;
   } else {
@@ -263,8 +297,8 @@ bool Instrumenter::instrumentLoad(LoadInst *LI) {
     if (Size.isScalable())
       return false;
     AllocaInst *Tmp = tempAlloca(T);
-    B.CreateCall(callback("loadn", 0, B.getVoidTy(), {Ptr, Ptr, SizeT}),
-                 {Tmp, Addr, ConstantInt::get(SizeT, Size.getFixedValue())});
+    emit(B, "loadn", 0, B.getVoidTy(), {Ptr, Ptr, SizeT},
+         {Tmp, Addr, ConstantInt::get(SizeT, Size.getFixedValue())}, false);
     V = B.CreateLoad(T, Tmp);
     ++NumLoadsN;
   }
@@ -282,8 +316,8 @@ bool Instrumenter::instrumentStore(StoreInst *SI) {
   Value *Addr = SI->getPointerOperand();
   IRBuilder<> B(SI);
   if (unsigned N = sizedBytes(T)) {
-    B.CreateCall(callback("store", N, B.getVoidTy(), {Ptr, B.getIntNTy(N * 8)}),
-                 {Addr, toInt(B, V, N)});
+    emit(B, "store", N, B.getVoidTy(), {Ptr, B.getIntNTy(N * 8)},
+         {Addr, toInt(B, V, N)}, true);
     ++NumStores;
   } else {
     TypeSize Size = DL.getTypeStoreSize(T);
@@ -291,8 +325,8 @@ bool Instrumenter::instrumentStore(StoreInst *SI) {
       return false;
     AllocaInst *Tmp = tempAlloca(T);
     B.CreateStore(V, Tmp);
-    B.CreateCall(callback("storen", 0, B.getVoidTy(), {Ptr, Ptr, SizeT}),
-                 {Addr, Tmp, ConstantInt::get(SizeT, Size.getFixedValue())});
+    emit(B, "storen", 0, B.getVoidTy(), {Ptr, Ptr, SizeT},
+         {Addr, Tmp, ConstantInt::get(SizeT, Size.getFixedValue())}, true);
     ++NumStoresN;
   }
   SI->eraseFromParent();
@@ -352,10 +386,11 @@ bool Instrumenter::instrumentRMW(AtomicRMWInst *RMW) {
   }
   IRBuilder<> B(RMW);
   Type *IT = B.getIntNTy(N * 8);
-  Value *Old = B.CreateCall(
-      callback("rmw", N, IT, {Ptr, IT, I32}),
+  Value *Old = emit(
+      B, "rmw", N, IT, {Ptr, IT, I32},
       {RMW->getPointerOperand(), toInt(B, V, N),
-       ConstantInt::get(I32, static_cast<unsigned>(RMW->getOperation()))});
+       ConstantInt::get(I32, static_cast<unsigned>(RMW->getOperation()))},
+      true);
   Old = fromInt(B, Old, T);
   Old->takeName(RMW);
   RMW->replaceAllUsesWith(Old);
@@ -376,10 +411,10 @@ bool Instrumenter::instrumentCAS(AtomicCmpXchgInst *CAS) {
   IRBuilder<> B(CAS);
   Type *IT = B.getIntNTy(N * 8);
   Value *CmpI = toInt(B, Cmp, N);
-  Value *Old =
-      B.CreateCall(callback("cas", N, IT, {Ptr, IT, IT}),
-                   {CAS->getPointerOperand(), CmpI,
-                    toInt(B, CAS->getNewValOperand(), N)});
+  Value *Old = emit(B, "cas", N, IT, {Ptr, IT, IT},
+                    {CAS->getPointerOperand(), CmpI,
+                     toInt(B, CAS->getNewValOperand(), N)},
+                    true);
   Value *Ok = B.CreateICmpEQ(Old, CmpI);
   Value *Res = PoisonValue::get(CAS->getType());
   Res = B.CreateInsertValue(Res, fromInt(B, Old, T), 0);
@@ -397,14 +432,14 @@ bool Instrumenter::instrumentMemIntrinsic(MemIntrinsic *MI) {
   if (auto *MS = dyn_cast<MemSetInst>(MI)) {
     if (skipAddress(MS->getDest()))
       return false;
-    B.CreateCall(callback("memset", 0, Ptr, {Ptr, I32, SizeT}),
-                 {MS->getDest(), B.CreateZExtOrTrunc(MS->getValue(), I32), Len});
+    emit(B, "memset", 0, Outside ? B.getVoidTy() : Ptr, {Ptr, I32, SizeT},
+         {MS->getDest(), B.CreateZExtOrTrunc(MS->getValue(), I32), Len}, true);
   } else if (auto *MT = dyn_cast<MemTransferInst>(MI)) {
     if (skipAddress(MT->getDest()) && skipAddress(MT->getSource()))
       return false;
     StringRef Name = isa<MemMoveInst>(MT) ? "memmove" : "memcpy";
-    B.CreateCall(callback(Name, 0, Ptr, {Ptr, Ptr, SizeT}),
-                 {MT->getDest(), MT->getSource(), Len});
+    emit(B, Name, 0, Outside ? B.getVoidTy() : Ptr, {Ptr, Ptr, SizeT},
+         {MT->getDest(), MT->getSource(), Len}, true);
   } else {
     return false;
   }
@@ -461,6 +496,8 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
 }
 
 bool Instrumenter::rewrite(Instruction *I) {
+  if (auto *LI = dyn_cast<LoadInst>(I))
+    return instrumentLoad(LI);
   if (auto *SI = dyn_cast<StoreInst>(I))
     return instrumentStore(SI);
   if (auto *RMW = dyn_cast<AtomicRMWInst>(I))
@@ -628,10 +665,12 @@ bool instrumentModule(Module &M) {
   // or the pass's own), in every module, since any code may be handed a
   // pointer into the heap.
   bool OutsideChanged = false;
-  if (ClOutside)
+  if (ClOutside) {
+    DenseSet<const Function *> Stable = windowStableFunctions(M);
     for (Function &F : M)
       if (wantsOutsideInstrumentation(F))
-        OutsideChanged |= instrumentOutside(F);
+        OutsideChanged |= instrumentOutside(F, Stable);
+  }
 
   if (!Fns.empty() || !Descs.empty() || OutsideChanged)
     emitModuleCtor(M, CloneTable);
@@ -641,15 +680,20 @@ bool instrumentModule(Module &M) {
 
 FunctionResult instrumentFunction(Function &F) { return Instrumenter(F).run(); }
 
-bool rewriteWithCallback(Instruction &I) {
+bool rewriteWithCallback(Instruction &I, Constant *Site) {
   Instrumenter In(*I.getFunction());
   In.Outside = true;
+  In.Site = Site;
   return In.rewrite(&I);
 }
 
 bool outsideStoresEnabled(const StoreInst &SI) {
   return SI.isAtomic() ? ClAtomics : ClStores;
 }
+bool outsideLoadsEnabled(const LoadInst &LI) {
+  return ClOutsideLoads && (LI.isAtomic() ? ClAtomics : ClLoads);
+}
+bool outsideReadsEnabled() { return ClOutsideLoads; }
 bool outsideAtomicsEnabled() { return ClAtomics; }
 bool outsideMemIntrinsicsEnabled() { return ClMemIntrinsics; }
 bool outsideCallsEnabled() { return ClCalls; }

@@ -50,6 +50,25 @@ StringRef libcWriterReplacement(StringRef Name) {
       .Default("");
 }
 
+StringRef libcOutsideReplacement(StringRef Name, bool &Writes) {
+  Writes = !libcWriterReplacement(Name).empty();
+  if (Writes)
+    return libcWriterReplacement(Name);
+  // The readers: the wrappers read persistent bytes through the engine.
+  return StringSwitch<StringRef>(Name)
+      .Case("memcmp", "__amber_memcmp")
+      .Case("memchr", "__amber_memchr")
+      .Case("strlen", "__amber_strlen")
+      .Case("strnlen", "__amber_strnlen")
+      .Case("strcmp", "__amber_strcmp")
+      .Case("strncmp", "__amber_strncmp")
+      .Case("strchr", "__amber_strchr")
+      .Case("strrchr", "__amber_strrchr")
+      .Case("strdup", "__amber_strdup")
+      .Case("strndup", "__amber_strndup")
+      .Default("");
+}
+
 // Functions with outside effects (I/O, ending the process) that write no
 // program memory: no pointer argument they write through (so never sprintf,
 // snprintf, fread, read, fgets, scanf, ...).  Writing into a FILE's buffer is

@@ -1,54 +1,90 @@
-//===- Outside.cpp - stores outside regions (DESIGN.md §3 point 4) --------===//
+//===- Outside.cpp - accesses outside regions (DESIGN.md §3 point 4) ------===//
 //
-// A store to persistent memory that does not go through the runtime is not
-// logged, and the engine would roll it back after a crash.  So in every
-// function that is neither a region function nor a transactional clone (the
-// original functions, in every module the pass sees: any code may be handed
-// a pointer into the heap), each store, atomicrmw, cmpxchg and memory
-// intrinsic whose address may be persistent becomes
+// Code outside regions may be handed a pointer into the heap.  A store there
+// that does not go through the runtime is not logged (the engine would roll
+// it back after a crash), and a load there may read a stale master (the mvcc
+// engine keeps the latest committed versions in DRAM).  So in every function
+// that is neither a region function nor a transactional clone (the original
+// functions, in every module the pass sees), each load, store, atomicrmw,
+// cmpxchg, memory intrinsic and call to a libc function the runtime wraps
+// whose address may be persistent goes behind
 //
-//   %a   = ptrtoint ptr %p to i64
-//   %off = sub i64 %a, load(@__amber_heap_base)
-//   %in  = icmp ult i64 %off, load(@__amber_heap_size)
+//   %in = icmp ult i64 (sub (ptrtoint %object), %heap_base), %heap_size
 //   br i1 %in, label %amber.persistent, label %amber.volatile   ; 1 : 2^20
-// amber.persistent:              ; cold: a one-access transaction
-//   call void @__amber_store8(ptr %p, i64 %v)
+// amber.persistent:          ; cold: the runtime performs each access
+//   call preserve_mostcc void @__amber_outside_store8(ptr %p, i64 %v, ptr @site)
 // amber.volatile:
-//   store i64 %v, ptr %p         ; the original instruction
+//   store i64 %v, ptr %p     ; the original instructions
 //
-// (a phi joins the results of atomicrmw / cmpxchg).  Both globals are 0
-// until the heap is open, so nothing takes the cold path before that.
+// (phis join the values used later).  Cheap on volatile data:
+//  * the window (__amber_heap_base / __amber_heap_size, 0 until the heap is
+//    open) is read at function entry and again after each call, fence,
+//    atomic or volatile access (after which the heap may have opened, or a
+//    heap pointer arrived from another thread), and kept in registers in
+//    between (a variable promoted with mem2reg);
+//  * the check is on the access's object (its address with the inbounds
+//    offsets stripped: an inbounds GEP stays inside its object, and an object
+//    is either in the heap or not), computed once right after the object and
+//    the window are defined, and shared by every access into that object: in
+//    a loop over an array passed as an argument it is loop invariant;
+//  * consecutive accesses of a block share one branch: the instructions from
+//    the first to the last are duplicated, the original on the volatile side,
+//    a copy with each access turned into its callback on the persistent side;
+//  * the callbacks use preserve_most on x86-64, so the hot path keeps its
+//    registers (Abi.cpp, setOutsideConvention).
 // Skipped: addresses whose underlying objects are all allocas, global
-// variables or byval arguments (never in the heap window), and other
-// address spaces.  Loads are left alone.  Calls to the libc functions that
-// write memory (memcpy, memmove, memset, strcpy, strncpy, strcat, strncat)
-// go to their __amber_* wrappers unconditionally: the wrappers check the
-// range themselves.
+// variables or byval arguments (never in the heap window), and other address
+// spaces.  A write on the cold side carries its site ("file:line", else the
+// function's name), under which the runtime counts it as a stray store.
+// -amber-outside-share-checks=false gives each access its own branch and a
+// self-contained check (the window loaded, the exact address compared).
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+#include <map>
 
 using namespace llvm;
 
 #define DEBUG_TYPE "amber"
+
+static cl::opt<bool> ClShareChecks(
+    "amber-outside-share-checks", cl::init(true), cl::Hidden,
+    cl::desc("Outside AMBER regions, keep the heap window in registers "
+             "between calls and share one range check among the accesses "
+             "into the same object"));
+
+STATISTIC(NumOutsideLoads, "Number of loads outside regions range-checked");
 STATISTIC(NumOutsideStores, "Number of stores outside regions range-checked");
 STATISTIC(NumOutsideAtomics,
           "Number of atomicrmw/cmpxchg outside regions range-checked");
 STATISTIC(NumOutsideMemIntrinsics,
           "Number of memory intrinsics outside regions range-checked");
 STATISTIC(NumOutsideLibc,
-          "Number of libc writer calls outside regions rewritten");
+          "Number of libc calls outside regions range-checked");
 STATISTIC(NumOutsideSkipLocal, "Number of accesses outside regions skipped "
                                "(stack, globals, other address spaces)");
 STATISTIC(NumOutsideSkipWidth, "Number of atomics outside regions skipped "
                                "(no callback for their width)");
+STATISTIC(NumOutsideChecks, "Number of range checks computed outside regions");
+STATISTIC(NumOutsideBranches, "Number of range-check branches outside regions "
+                              "(one per run of accesses in a block)");
+STATISTIC(NumOutsideSharedChecks,
+          "Number of accesses outside regions that share another's range "
+          "check (same object, same window)");
 
 namespace amber {
 
@@ -58,6 +94,43 @@ bool wantsOutsideInstrumentation(const Function &F) {
            isAbiName(Name) || Name.startswith("amber.") ||
            F.hasFnAttribute(Attribute::Naked));
 }
+
+namespace {
+
+// One access to put behind a range check.  Addresses are kept as operand
+// numbers of I: splitting may replace a value (a loaded pointer becomes the
+// phi that joins both sides).
+struct Access {
+  Instruction *I;
+  SmallVector<unsigned, 2> AddrOps; // cold side when any is in the window
+  bool Writes = false;              // a stray store when persistent
+  int WrittenOp = -1;               // the written address (libc writers)
+  StringRef Wrapper;                // libc calls: the __amber_* wrapper
+  bool Changes = false;             // the window is read again after it
+  bool Alone = false;               // atomic or volatile: a segment alone
+  // Shared mode: a placeholder whose operands are the window at I (they
+  // travel through mem2reg as its operands).
+  ICmpInst *Window = nullptr;
+  SmallVector<Value *, 2> Checks; // i1: that address is in the window
+};
+
+// Consecutive accesses of one block behind one branch.  The instructions
+// from First to Last are duplicated: the original on the volatile side, a
+// copy with every access turned into its callback on the persistent side
+// (a callback handles volatile addresses too).
+struct Segment {
+  SmallVector<Access *, 4> Accesses;
+  Instruction *First = nullptr, *Last = nullptr;
+  Value *Cond = nullptr;
+  // Holds the condition until every segment is split (splitting another
+  // segment may replace it by a phi).
+  FreezeInst *Holder = nullptr;
+};
+
+} // namespace
+
+// Most non-access instructions between two accesses of one segment.
+static constexpr unsigned MaxGap = 32;
 
 // Provably not in the heap window: the stack, the program's globals.
 static bool notPersistent(Value *Addr) {
@@ -78,39 +151,215 @@ static bool notPersistent(Value *Addr) {
   return true;
 }
 
+// A direct call to one of these leaves the window as it was: the functions
+// of this module that neither call code that could open the heap nor may
+// bring in a pointer from another thread (windowStableFunctions).
+using StableSet = DenseSet<const Function *>;
 
-// Puts I on the cold side of a range check of Addr; a copy of I, rewritten
-// into its callback, on the other.
-static void guard(Instruction *I, Value *Addr, GlobalVariable *Base,
-                  GlobalVariable *Size) {
-  LLVMContext &C = I->getContext();
-  IRBuilder<> B(I);
-  Type *IntPtr = Base->getValueType();
-  Value *A = B.CreatePtrToInt(Addr, IntPtr, "amber.addr");
-  Value *HB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
-  Value *HS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
-  Value *In = B.CreateICmpULT(B.CreateSub(A, HB, "amber.off"), HS,
-                              "amber.in_heap");
+// The wrapped libc functions open no heap (strdup and strndup allocate).
+static bool isWindowNeutralLibc(StringRef Name) {
+  bool W;
+  return !libcOutsideReplacement(Name, W).empty() && Name != "strdup" &&
+         Name != "strndup";
+}
+
+// After I, the window may differ: the heap may have opened during a call,
+// or a heap pointer may have come from another thread through a fence, an
+// atomic or a volatile access.
+static bool mayChangeWindow(const Instruction &I, const StableSet &Stable) {
+  if (auto *CB = dyn_cast<CallBase>(&I)) {
+    if (auto *II = dyn_cast<IntrinsicInst>(CB))
+      if (isa<MemIntrinsic>(II) || II->isLifetimeStartOrEnd() ||
+          II->isAssumeLikeIntrinsic() || isa<DbgInfoIntrinsic>(II))
+        return false;
+    if (CB->onlyReadsMemory())
+      return false;
+    if (auto *Callee =
+            dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts()))
+      if (Stable.count(Callee) ||
+          (Callee->isDeclaration() && isWindowNeutralLibc(Callee->getName())))
+        return false;
+    return true;
+  }
+  if (auto *LI = dyn_cast<LoadInst>(&I))
+    return LI->isAtomic() || LI->isVolatile();
+  if (auto *SI = dyn_cast<StoreInst>(&I))
+    return SI->isVolatile();
+  return isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) ||
+         isa<FenceInst>(I);
+}
+
+DenseSet<const Function *> windowStableFunctions(Module &M) {
+  // Optimistic start (recursion), then drop every function with an
+  // instruction that may change the window, until nothing changes.  A
+  // function another definition may replace at link time is not known.
+  StableSet Stable;
+  for (Function &F : M)
+    if (!F.isDeclaration() && !F.isInterposable() &&
+        wantsOutsideInstrumentation(F))
+      Stable.insert(&F);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Function &F : M) {
+      if (!Stable.count(&F))
+        continue;
+      for (Instruction &I : instructions(F))
+        if (mayChangeWindow(I, Stable)) {
+          Stable.erase(&F);
+          Changed = true;
+          break;
+        }
+    }
+  }
+  return Stable;
+}
+
+static bool canDuplicate(const Instruction &I) {
+  if (isa<PHINode>(I) || I.isTerminator() || I.isEHPad() ||
+      isa<AllocaInst>(I) || I.getType()->isTokenTy())
+    return false;
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return !CB->cannotDuplicate() && !CB->isConvergent() &&
+           !CB->isInlineAsm();
+  return true;
+}
+
+// "file:line" of I when it has a debug location, else the function's name:
+// the site a stray store is counted under (AMBER_STATS).
+static Constant *siteOf(Instruction *I, StringMap<Constant *> &Sites) {
+  Function &F = *I->getFunction();
+  std::string S;
+  if (const DILocation *Loc = I->getDebugLoc().get())
+    if (!Loc->getFilename().empty())
+      S = (Loc->getFilename() + ":" + Twine(Loc->getLine())).str();
+  if (S.empty())
+    S = F.getName().str();
+  Constant *&C = Sites[S];
+  if (!C) {
+    IRBuilder<> B(F.getContext());
+    C = B.CreateGlobalStringPtr(S, "amber.site", 0, F.getParent());
+  }
+  return C;
+}
+
+// Same block: program order; else block dominance.  Both A and B dominate
+// a common point, so one of them dominates the other.
+static bool notAfter(const Instruction *A, const Instruction *B,
+                     const DominatorTree &DT) {
+  if (A == B)
+    return true;
+  if (A->getParent() == B->getParent())
+    return A->comesBefore(B);
+  return DT.dominates(A->getParent(), B->getParent());
+}
+
+// The earliest point where every value of Vals is defined (they all
+// dominate a common point): right after the last of them.  Null when that
+// is awkward (a terminator, an EH pad).
+static Instruction *earliestPoint(Function &F, ArrayRef<Value *> Vals,
+                                  const DominatorTree &DT) {
+  Instruction *Last = nullptr;
+  for (Value *V : Vals)
+    if (auto *I = dyn_cast<Instruction>(V))
+      if (!Last || notAfter(Last, I, DT))
+        Last = I;
+  if (!Last)
+    return &*F.getEntryBlock().getFirstInsertionPt();
+  if (isa<PHINode>(Last)) {
+    BasicBlock::iterator It = Last->getParent()->getFirstInsertionPt();
+    return It == Last->getParent()->end() ? nullptr : &*It;
+  }
+  if (Last->isTerminator() || Last->isEHPad())
+    return nullptr;
+  return Last->getNextNode();
+}
+
+// The object an access's address points into, for sharing its check: an
+// inbounds GEP stays inside its object, and an object is in the heap or not.
+static Value *checkedObject(Value *Addr) {
+  Value *Obj = Addr->stripInBoundsOffsets();
+  if (isa<Constant>(Obj) || Obj->getType()->getPointerAddressSpace() != 0)
+    return Addr;
+  return Obj;
+}
+
+static Value *inWindow(IRBuilder<> &B, Value *Addr, Value *HB, Value *HS) {
+  Type *IntPtr = HB->getType();
+  Value *P = B.CreatePtrToInt(Addr, IntPtr, "amber.addr");
+  ++NumOutsideChecks;
+  return B.CreateICmpULT(B.CreateSub(P, HB, "amber.off"), HS, "amber.in_heap");
+}
+
+// The persistent side's copy of an access: its callback (or wrapper), after
+// a count of the stray store for writes.
+static void rewriteCopy(const Access &A, Instruction *Copy,
+                        StringMap<Constant *> &Sites) {
+  Module &M = *Copy->getModule();
+  if (A.Wrapper.empty()) {
+    rewriteWithCallback(*Copy, A.Writes ? siteOf(A.I, Sites) : nullptr);
+    return;
+  }
+  if (A.WrittenOp >= 0) {
+    IRBuilder<> B(Copy);
+    B.CreateCall(abiStrayStore(M),
+                 {siteOf(A.I, Sites), Copy->getOperand(A.WrittenOp)});
+  }
+  auto *CB = cast<CallBase>(Copy);
+  CB->setCalledFunction(
+      CB->getFunctionType(),
+      abiFunction(M, A.Wrapper, CB->getFunctionType()).getCallee());
+}
+
+static void splitSegment(Segment &S, StringMap<Constant *> &Sites) {
+  LLVMContext &C = S.First->getContext();
+  SmallVector<Instruction *, 16> Range;
+  for (Instruction *X = S.First;; X = X->getNextNode()) {
+    Range.push_back(X);
+    if (X == S.Last)
+      break;
+  }
   Instruction *ThenT = nullptr, *ElseT = nullptr;
-  SplitBlockAndInsertIfThenElse(
-      In, I, &ThenT, &ElseT, MDBuilder(C).createBranchWeights(1, 1u << 20));
+  SplitBlockAndInsertIfThenElse(S.Holder, S.First, &ThenT, &ElseT,
+                                MDBuilder(C).createBranchWeights(1, 1u << 20));
   BasicBlock *Then = ThenT->getParent(), *Else = ElseT->getParent();
-  BasicBlock *Tail = I->getParent();
+  BasicBlock *Tail = S.First->getParent();
   Then->setName("amber.persistent");
   Else->setName("amber.volatile");
   Tail->setName("amber.cont");
 
-  Instruction *Copy = I->clone();
-  Copy->insertBefore(ThenT);
-  I->moveBefore(ElseT);
-  if (!I->getType()->isVoidTy() && !I->use_empty()) {
-    PHINode *PN =
-        PHINode::Create(I->getType(), 2, I->getName() + ".amber", &Tail->front());
-    I->replaceAllUsesWith(PN);
-    PN->addIncoming(Copy, Then);
-    PN->addIncoming(I, Else);
+  ValueToValueMapTy VMap;
+  SmallVector<Instruction *, 16> Copies;
+  for (Instruction *X : Range) {
+    X->moveBefore(ElseT);
+    if (isa<DbgInfoIntrinsic>(X))
+      continue; // the persistent side goes without
+    Instruction *Copy = X->clone();
+    Copy->insertBefore(ThenT);
+    VMap[X] = Copy;
+    Copies.push_back(Copy);
   }
-  rewriteWithCallback(*Copy);
+  for (Instruction *Copy : Copies)
+    RemapInstruction(Copy, VMap,
+                     RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+  // Values used after the segment: a phi joins both sides.
+  for (Instruction *X : Range) {
+    if (X->getType()->isVoidTy())
+      continue;
+    SmallVector<Use *, 4> Later;
+    for (Use &U : X->uses())
+      if (cast<Instruction>(U.getUser())->getParent() != Else)
+        Later.push_back(&U);
+    if (Later.empty())
+      continue;
+    PHINode *PN =
+        PHINode::Create(X->getType(), 2, X->getName() + ".amber", &Tail->front());
+    PN->addIncoming(VMap[X], Then);
+    PN->addIncoming(X, Else);
+    for (Use *U : Later)
+      U->set(PN);
+  }
+  for (Access *A : S.Accesses)
+    rewriteCopy(*A, cast<Instruction>(VMap[A->I]), Sites);
   // The persistent side is the cold one.
   for (Instruction &X : *Then)
     if (auto *CI = dyn_cast<CallInst>(&X))
@@ -119,82 +368,276 @@ static void guard(Instruction *I, Value *Addr, GlobalVariable *Base,
           CI->addFnAttr(Attribute::Cold);
 }
 
-bool instrumentOutside(Function &F) {
+bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
   Module &M = *F.getParent();
   const DataLayout &DL = M.getDataLayout();
-  SmallVector<std::pair<Instruction *, Value *>, 16> Guarded;
-  SmallVector<CallBase *, 4> LibcCalls;
+  std::vector<Access> Accesses;
+  SmallVector<Instruction *, 16> Changers; // the window is read after them
 
-  // Choose.
+  // Choose (code that never runs stays as it is).
+  DominatorTree Reach(F);
   for (Instruction &I : instructions(F)) {
-    Value *Addr = nullptr;
-    if (auto *SI = dyn_cast<StoreInst>(&I)) {
-      if (!outsideStoresEnabled(*SI) ||
-          DL.getTypeStoreSize(SI->getValueOperand()->getType()).isScalable())
-        continue;
-      Addr = SI->getPointerOperand();
+    if (!Reach.isReachableFromEntry(I.getParent()))
+      continue;
+    Access A;
+    A.I = &I;
+    SmallVector<unsigned, 2> Cand; // operands that may be persistent
+    bool Writes = false;
+    if (auto *LI = dyn_cast<LoadInst>(&I)) {
+      if (outsideLoadsEnabled(*LI) &&
+          !DL.getTypeStoreSize(LI->getType()).isScalable())
+        Cand.push_back(LI->getPointerOperandIndex());
+      A.Alone = LI->isAtomic() || LI->isVolatile();
+    } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
+      if (outsideStoresEnabled(*SI) &&
+          !DL.getTypeStoreSize(SI->getValueOperand()->getType()).isScalable())
+        Cand.push_back(SI->getPointerOperandIndex());
+      Writes = true;
+      A.Alone = SI->isAtomic() || SI->isVolatile();
     } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
-      if (!outsideAtomicsEnabled())
-        continue;
-      if (!callbackBytes(DL, RMW->getValOperand()->getType())) {
+      if (!outsideAtomicsEnabled()) {
+      } else if (!callbackBytes(DL, RMW->getValOperand()->getType())) {
         ++NumOutsideSkipWidth;
-        continue;
+      } else {
+        Cand.push_back(RMW->getPointerOperandIndex());
+        Writes = true;
       }
-      Addr = RMW->getPointerOperand();
+      A.Alone = true;
     } else if (auto *CAS = dyn_cast<AtomicCmpXchgInst>(&I)) {
-      if (!outsideAtomicsEnabled())
-        continue;
-      if (!callbackBytes(DL, CAS->getCompareOperand()->getType())) {
+      if (!outsideAtomicsEnabled()) {
+      } else if (!callbackBytes(DL, CAS->getCompareOperand()->getType())) {
         ++NumOutsideSkipWidth;
+      } else {
+        Cand.push_back(CAS->getPointerOperandIndex());
+        Writes = true;
+      }
+      A.Alone = true;
+    } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      if (outsideMemIntrinsicsEnabled() &&
+          (isa<MemSetInst>(MI) || isa<MemTransferInst>(MI))) {
+        Cand.push_back(0); // the destination
+        Writes = true;
+        if (isa<MemTransferInst>(MI) && outsideReadsEnabled())
+          Cand.push_back(1); // the source: read the latest committed bytes
+      }
+      A.Alone = MI->isVolatile();
+    } else if (auto *CI = dyn_cast<CallInst>(&I)) {
+      auto *Callee =
+          dyn_cast<Function>(CI->getCalledOperand()->stripPointerCasts());
+      if (outsideCallsEnabled() && !isa<IntrinsicInst>(CI) && Callee &&
+          Callee->isDeclaration() &&
+          Callee->getFunctionType() == CI->getFunctionType()) {
+        bool W = false;
+        StringRef Repl = libcOutsideReplacement(Callee->getName(), W);
+        if (!Repl.empty() && (W || outsideReadsEnabled())) {
+          A.Wrapper = Repl;
+          Writes = W;
+          for (unsigned K = 0, E = CI->arg_size(); K != E; ++K)
+            if (CI->getArgOperand(K)->getType()->isPointerTy() &&
+                (K == 0 || outsideReadsEnabled()))
+              Cand.push_back(K);
+        }
+      }
+    }
+    for (unsigned K : Cand)
+      if (!notPersistent(I.getOperand(K)))
+        A.AddrOps.push_back(K);
+    if (!Cand.empty() && A.AddrOps.empty())
+      ++NumOutsideSkipLocal;
+    A.Changes = mayChangeWindow(I, Stable);
+    if (A.Changes)
+      Changers.push_back(&I);
+    if (A.AddrOps.empty())
+      continue;
+    // A write goes to its first candidate: the store's, atomic's, memory
+    // intrinsic's or libc writer's destination.
+    A.Writes = Writes;
+    if (Writes && Cand[0] == A.AddrOps[0])
+      A.WrittenOp = static_cast<int>(Cand[0]);
+    Accesses.push_back(std::move(A));
+  }
+  if (Accesses.empty())
+    return false;
+  for (Access &A : Accesses) {
+    if (!A.Wrapper.empty())
+      ++NumOutsideLibc;
+    else if (isa<LoadInst>(A.I))
+      ++NumOutsideLoads;
+    else if (isa<StoreInst>(A.I))
+      ++NumOutsideStores;
+    else if (isa<MemIntrinsic>(A.I))
+      ++NumOutsideMemIntrinsics;
+    else
+      ++NumOutsideAtomics;
+  }
+
+  GlobalVariable *Base = abiGlobal(M, "__amber_heap_base");
+  GlobalVariable *Size = abiGlobal(M, "__amber_heap_size");
+  Type *IntPtr = Base->getValueType();
+
+  // Where the window is read again.
+  bool Share = ClShareChecks;
+  SmallVector<Instruction *, 16> ReloadAt;
+  for (Instruction *I : Changers) {
+    if (!I->isTerminator()) {
+      ReloadAt.push_back(I->getNextNode());
+      continue;
+    }
+    for (BasicBlock *S : successors(I)) {
+      BasicBlock::iterator It = S->getFirstInsertionPt();
+      if (It == S->end())
+        Share = false; // a catchswitch: keep each check self-contained
+      else
+        ReloadAt.push_back(&*It);
+    }
+  }
+
+  std::vector<Segment> Segments;
+  Segments.reserve(Accesses.size());
+  if (!Share) {
+    // One segment per access, its check right before it.
+    for (Access &A : Accesses) {
+      IRBuilder<> B(A.I);
+      Value *HB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
+      Value *HS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
+      Value *In = nullptr;
+      for (unsigned K : A.AddrOps) {
+        Value *X = inWindow(B, A.I->getOperand(K), HB, HS);
+        In = In ? B.CreateOr(In, X, "amber.in_heap") : X;
+      }
+      Segment &S = Segments.emplace_back();
+      S.Accesses.push_back(&A);
+      S.First = S.Last = A.I;
+      S.Cond = In;
+    }
+  } else {
+    // The window as a variable: set at entry and at every reload point,
+    // read at every access, then promoted to registers.
+    BasicBlock &Entry = F.getEntryBlock();
+    IRBuilder<> EB(&Entry, Entry.begin());
+    AllocaInst *VB = EB.CreateAlloca(IntPtr, nullptr, "amber.window.base");
+    AllocaInst *VS = EB.CreateAlloca(IntPtr, nullptr, "amber.window.size");
+    auto Set = [&](Instruction *Before) {
+      IRBuilder<> B(Before);
+      B.CreateStore(B.CreateLoad(IntPtr, Base, "amber.heap_base"), VB);
+      B.CreateStore(B.CreateLoad(IntPtr, Size, "amber.heap_size"), VS);
+    };
+    BasicBlock::iterator AfterAllocas = Entry.getFirstInsertionPt();
+    while (isa<AllocaInst>(*AfterAllocas))
+      ++AfterAllocas;
+    Set(&*AfterAllocas);
+    for (Instruction *At : ReloadAt)
+      Set(At);
+    for (Access &A : Accesses) {
+      IRBuilder<> B(A.I);
+      A.Window = cast<ICmpInst>(B.CreateICmpEQ(B.CreateLoad(IntPtr, VB),
+                                               B.CreateLoad(IntPtr, VS)));
+    }
+    DominatorTree DT(F);
+    PromoteMemToReg({VB, VS}, DT);
+
+    // The checks, one per (object, window), each as early as it can be.
+    DenseMap<std::pair<Value *, std::pair<Value *, Value *>>, Value *> Checks;
+    for (Access &A : Accesses) {
+      Value *HB = A.Window->getOperand(0), *HS = A.Window->getOperand(1);
+      A.Window->eraseFromParent();
+      A.Window = nullptr;
+      for (unsigned K : A.AddrOps) {
+        Value *Addr = A.I->getOperand(K);
+        Value *Obj = checkedObject(Addr);
+        auto Key = std::make_pair(Obj, std::make_pair(HB, HS));
+        Value *X = Checks.lookup(Key);
+        if (X) {
+          ++NumOutsideSharedChecks;
+        } else if (Instruction *At = earliestPoint(F, {Obj, HB, HS}, DT)) {
+          IRBuilder<> B(At);
+          X = Checks[Key] = inWindow(B, Obj, HB, HS);
+        } else {
+          IRBuilder<> B(A.I);
+          X = inWindow(B, Addr, HB, HS);
+        }
+        if (!is_contained(A.Checks, X))
+          A.Checks.push_back(X);
+      }
+    }
+    // Reads of the window that no check uses.
+    for (GlobalVariable *GV : {Base, Size})
+      for (User *U : make_early_inc_range(GV->users()))
+        if (auto *LI = dyn_cast<LoadInst>(U))
+          if (LI->getFunction() == &F && LI->use_empty())
+            LI->eraseFromParent();
+
+    // Segments: runs of accesses in one block whose checks are all known
+    // before the first, with nothing between them that changes the window
+    // or cannot be duplicated.
+    DenseMap<Instruction *, Access *> AccessOf;
+    for (Access &A : Accesses)
+      AccessOf[A.I] = &A;
+    for (BasicBlock &BB : F) {
+      Segment *Cur = nullptr;
+      unsigned Gap = 0;
+      for (Instruction &X : BB) {
+        Access *A = AccessOf.lookup(&X);
+        if (!A) {
+          if (Cur && !isa<DbgInfoIntrinsic>(X) &&
+              (mayChangeWindow(X, Stable) || !canDuplicate(X) ||
+               ++Gap > MaxGap))
+            Cur = nullptr;
+          continue;
+        }
+        bool Joins = Cur && !A->Alone;
+        for (Value *V : A->Checks)
+          if (auto *CI = dyn_cast<Instruction>(V))
+            if (Joins && CI->getParent() == &BB && !CI->comesBefore(Cur->First))
+              Joins = false;
+        if (!Joins) {
+          Cur = &Segments.emplace_back();
+          Cur->First = &X;
+        }
+        Cur->Accesses.push_back(A);
+        Cur->Last = &X;
+        Gap = 0;
+        if (A->Alone || A->Changes)
+          Cur = nullptr;
+      }
+    }
+    // Each segment's condition: its checks or'ed, as early as it can be.
+    std::map<SmallVector<Value *, 4>, Value *> Ors;
+    for (Segment &S : Segments) {
+      SmallVector<Value *, 4> Ops;
+      for (Access *A : S.Accesses)
+        for (Value *V : A->Checks)
+          if (!is_contained(Ops, V))
+            Ops.push_back(V);
+      if (Ops.size() == 1) {
+        S.Cond = Ops[0];
         continue;
       }
-      Addr = CAS->getPointerOperand();
-    } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-      if (!outsideMemIntrinsicsEnabled() ||
-          !(isa<MemSetInst>(MI) || isa<MemTransferInst>(MI)))
-        continue;
-      Addr = MI->getDest(); // only the written side matters
-    } else if (auto *CB = dyn_cast<CallBase>(&I)) {
-      if (!outsideCallsEnabled() || isa<IntrinsicInst>(CB))
-        continue;
-      if (auto *Callee = dyn_cast<Function>(
-              CB->getCalledOperand()->stripPointerCasts()))
-        if (Callee->isDeclaration() &&
-            !libcWriterReplacement(Callee->getName()).empty())
-          LibcCalls.push_back(CB);
-      continue;
-    } else {
-      continue;
+      llvm::sort(Ops);
+      Value *Or = Ors[Ops];
+      if (!Or) {
+        Instruction *At = earliestPoint(F, Ops, DT);
+        IRBuilder<> B(At ? At : S.First);
+        for (Value *V : Ops)
+          Or = Or ? B.CreateOr(Or, V, "amber.in_heap") : V;
+        if (At)
+          Ors[Ops] = Or;
+      }
+      S.Cond = Or;
     }
-    if (notPersistent(Addr)) {
-      ++NumOutsideSkipLocal;
-      continue;
-    }
-    Guarded.push_back({&I, Addr});
   }
-  if (Guarded.empty() && LibcCalls.empty())
-    return false;
 
-  // Rewrite.
-  for (CallBase *CB : LibcCalls) {
-    auto *Callee = cast<Function>(CB->getCalledOperand()->stripPointerCasts());
-    FunctionCallee AF = abiFunction(
-        M, libcWriterReplacement(Callee->getName()), CB->getFunctionType());
-    CB->setCalledFunction(CB->getFunctionType(), AF.getCallee());
-    ++NumOutsideLibc;
+  // Split.
+  StringMap<Constant *> Sites;
+  for (Segment &S : Segments)
+    S.Holder = new FreezeInst(S.Cond, "amber.cond", S.First);
+  for (Segment &S : Segments) {
+    ++NumOutsideBranches;
+    splitSegment(S, Sites);
   }
-  if (!Guarded.empty()) {
-    GlobalVariable *Base = abiGlobal(M, "__amber_heap_base");
-    GlobalVariable *Size = abiGlobal(M, "__amber_heap_size");
-    for (auto &[I, Addr] : Guarded) {
-      if (isa<StoreInst>(I))
-        ++NumOutsideStores;
-      else if (isa<MemIntrinsic>(I))
-        ++NumOutsideMemIntrinsics;
-      else
-        ++NumOutsideAtomics;
-      guard(I, Addr, Base, Size);
-    }
+  for (Segment &S : Segments) {
+    S.Holder->replaceAllUsesWith(S.Holder->getOperand(0));
+    S.Holder->eraseFromParent();
   }
   return true;
 }

@@ -1,9 +1,14 @@
 /* The access callbacks the pass emits inside regions and transactional
- * clones.  Persistent addresses go through the engine; others are accessed
- * directly and undo-logged while the transaction may still abort. */
+ * clones, and on the cold side of its range checks outside regions.
+ * Persistent addresses go through the engine; others are accessed directly
+ * and undo-logged while the transaction may still abort. */
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
+#include "heap.h"
+#include "runtime.h"
+#include "stats.h"
 #include "tx.h"
 
 static inline void check_span(const void *p, size_t n) {
@@ -23,6 +28,11 @@ static void lone_store_fn(void *arg) {
   amber_tx_write(amber_thread(), s->p, s->src, s->n);
 }
 
+/* Outside regions (the cold side of the pass's range check on a load) this
+ * is the latest committed value: engines with direct_reads keep it in place
+ * (romulus: a writer never aborts, so an in-place read sees the last
+ * committed value or one a running writer is about to commit), the others
+ * know where it is (mvcc: maybe still only in a DRAM version). */
 static inline void do_load(const void *p, void *dst, size_t n) {
   if (amber_in_heap(p)) {
     check_span(p, n);
@@ -30,8 +40,6 @@ static inline void do_load(const void *p, void *dst, size_t n) {
       memcpy(dst, p, n);
       return;
     }
-    /* Outside regions too: the engine knows where the latest committed
-     * version is (it may not be in the data area yet). */
     amber_tx_read(amber_thread(), p, dst, n);
     return;
   }
@@ -55,6 +63,56 @@ static inline void do_store(void *p, const void *src, size_t n) {
   memcpy(p, src, n);
 }
 
+/* ---- stray stores: persistent writes outside regions ----
+ * Counted by the __amber_outside_* write callbacks below, and by the pass's
+ * call before a libc writer's wrapper: per process, and per site in a
+ * bounded table, the first AMBER_STRAY_SITES distinct sites (by text: a
+ * site string may exist once per module), later ones only in the total.
+ * Invariant: a table slot's site is set once, from NULL, and never changes. */
+static uint64_t stray_total, stray_unlisted;
+static struct {
+  const char *site;
+  uint64_t count;
+} stray_table[AMBER_STRAY_SITES];
+
+void __amber_stray_store(const char *site, const void *p) {
+  if (!amber_in_heap(p) || amber_thread()->depth) return; /* not stray */
+  if (!site) site = "?";
+  __atomic_fetch_add(&stray_total, 1, __ATOMIC_RELAXED);
+  for (int i = 0; i < AMBER_STRAY_SITES; i++) {
+    const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
+    if (!s) {
+      const char *none = NULL;
+      if (__atomic_compare_exchange_n(&stray_table[i].site, &none, site, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        s = site;
+      else
+        s = none; /* another thread took the slot first */
+    }
+    if (s == site || !strcmp(s, site)) {
+      __atomic_fetch_add(&stray_table[i].count, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+  __atomic_fetch_add(&stray_unlisted, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t amber_stray_stores(uint64_t *unlisted) {
+  if (unlisted) *unlisted = __atomic_load_n(&stray_unlisted, __ATOMIC_RELAXED);
+  return __atomic_load_n(&stray_total, __ATOMIC_RELAXED);
+}
+
+size_t amber_stray_sites(struct amber_stray_site *out, size_t max) {
+  size_t n = 0;
+  for (int i = 0; i < AMBER_STRAY_SITES && n < max; i++) {
+    const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
+    if (!s) break;
+    out[n].site = s;
+    out[n].count = __atomic_load_n(&stray_table[i].count, __ATOMIC_RELAXED);
+    n++;
+  }
+  return n;
+}
+
 #define LOADSTORE(N, T)                                                        \
   T __amber_load##N(const void *p) {                                           \
     T v;                                                                       \
@@ -72,6 +130,59 @@ void __amber_loadn(void *dst, const void *src, size_t n) {
 }
 void __amber_storen(void *dst, const void *src, size_t n) {
   if (n) do_store(dst, src, n);
+}
+
+/* ---- the cold side of the range checks outside regions ---- */
+#if defined(__x86_64__) && !__has_attribute(preserve_most)
+#error "the amber runtime needs the preserve_most calling convention (clang) on x86-64: the pass calls __amber_outside_* with it"
+#endif
+
+/* A forked child must not use its parent's heap (wrappers/fork.c): the
+ * engine may answer a load from DRAM without touching the inaccessible
+ * mapping, so the cold side refuses it itself. */
+static void outside_usable(const void *p) {
+  if (__builtin_expect(amber_forked, 0))
+    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) touched heap %s memory at %p. A forked child must "
+                "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
+                (int)getpid(), amber_the_heap.path, p);
+}
+
+#define OUTSIDE_LOADSTORE(N, T)                                                \
+  AMBER_OUTSIDE_CC amber_word_t __amber_outside_load##N(const void *p) {      \
+    T v;                                                                       \
+    outside_usable(p);                                                         \
+    do_load(p, &v, N);                                                         \
+    return (amber_word_t){v, 0};                                               \
+  }                                                                            \
+  AMBER_OUTSIDE_CC void __amber_outside_store##N(void *p, T v, const char *site) { \
+    __amber_stray_store(site, p);                                              \
+    do_store(p, &v, N);                                                        \
+  }
+OUTSIDE_LOADSTORE(1, uint8_t)
+OUTSIDE_LOADSTORE(2, uint16_t)
+OUTSIDE_LOADSTORE(4, uint32_t)
+OUTSIDE_LOADSTORE(8, uint64_t)
+
+AMBER_OUTSIDE_CC void __amber_outside_loadn(void *dst, const void *src, size_t n) {
+  outside_usable(src);
+  if (n) do_load(src, dst, n);
+}
+AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t n, const char *site) {
+  if (!n) return;
+  __amber_stray_store(site, dst);
+  do_store(dst, src, n);
+}
+AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site) {
+  if (n) __amber_stray_store(site, dst);
+  __amber_memcpy(dst, src, n);
+}
+AMBER_OUTSIDE_CC void __amber_outside_memmove(void *dst, const void *src, size_t n, const char *site) {
+  if (n) __amber_stray_store(site, dst);
+  __amber_memmove(dst, src, n);
+}
+AMBER_OUTSIDE_CC void __amber_outside_memset(void *dst, int c, size_t n, const char *site) {
+  if (n) __amber_stray_store(site, dst);
+  __amber_memset(dst, c, n);
 }
 
 /* Inside a transaction an atomic RMW is an ordinary read-then-write: the
@@ -183,3 +294,17 @@ CAS(1, uint8_t)
 CAS(2, uint16_t)
 CAS(4, uint32_t)
 CAS(8, uint64_t)
+
+#define OUTSIDE_ATOMICS(N, T)                                                  \
+  AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw##N(void *p, T v, int op, const char *site) { \
+    __amber_stray_store(site, p);                                              \
+    return (amber_word_t){__amber_rmw##N(p, v, op), 0};                        \
+  }                                                                            \
+  AMBER_OUTSIDE_CC amber_word_t __amber_outside_cas##N(void *p, T expected, T desired, const char *site) { \
+    __amber_stray_store(site, p);                                              \
+    return (amber_word_t){__amber_cas##N(p, expected, desired), 0};            \
+  }
+OUTSIDE_ATOMICS(1, uint8_t)
+OUTSIDE_ATOMICS(2, uint16_t)
+OUTSIDE_ATOMICS(4, uint32_t)
+OUTSIDE_ATOMICS(8, uint64_t)

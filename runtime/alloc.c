@@ -281,6 +281,49 @@ int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *obje
   return w.problems;
 }
 
+_Static_assert(NCLS == AMBER_ALLOC_NCLASSES, "alloc.h's AMBER_ALLOC_NCLASSES is the number of size classes");
+
+void amber_alloc_census(const struct amber_heap *h, const char *data, struct amber_alloc_census *c) {
+  memset(c, 0, sizeof *c);
+  for (unsigned i = 0; i < NCLS; i++) {
+    c->cls[i].size = class_size[i];
+    c->cls[i].slots = slots_of(i);
+  }
+  uint64_t np = h->hdr.data_size / AMBER_PAGE, first = 1 + pagetab_pages(np);
+  if (first > np) first = np;
+  c->pages = np;
+  c->meta_pages = first;
+  const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + AMBER_PAGE);
+  uint64_t run = 0;
+  for (uint64_t p = first; p < np; p++) {
+    const struct amber_page_desc *d = &pt[p];
+    if (d->kind == AMBER_PAGE_FREE && all_zero(d, sizeof *d)) {
+      c->free_pages++;
+      if (++run > c->largest_free_run) c->largest_free_run = run;
+      continue;
+    }
+    run = 0;
+    if (d->kind == AMBER_PAGE_SLAB && d->cls < NCLS) {
+      uint64_t n = bits_set(d);
+      c->slab_pages++;
+      c->cls[d->cls].pages++;
+      c->cls[d->cls].objects += n;
+      c->objects += n;
+      c->bytes += n * class_size[d->cls];
+      c->arena_pages[d->arena % AMBER_NARENAS]++;
+    } else if (d->kind == AMBER_PAGE_LARGE && d->npages && d->npages <= np - p) {
+      c->large_objects++;
+      c->large_requested += d->size;
+      c->large_pages += d->npages;
+      c->objects++;
+      c->bytes += (uint64_t)d->npages * AMBER_PAGE;
+      p += d->npages - 1;
+    } else {
+      c->damaged++;
+    }
+  }
+}
+
 /* ---- the process's allocator: volatile indexes ---- */
 
 struct partial_list {

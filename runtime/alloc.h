@@ -30,6 +30,29 @@ int amber_alloc_validate_image(const struct amber_heap *h, const char *data);
  * objects/bytes (live objects, bytes of their classes) when non-NULL. */
 int amber_alloc_check(const struct amber_heap *h, const char *data, size_t *objects, size_t *bytes);
 
+/* A read-only census of the data image `data` for amber stats: pages by
+ * kind, live objects by size class, large objects, free space.  Walks the
+ * page table in the geometry of h's (validated) file header and never
+ * leaves the image; descriptors it cannot trust are counted in `damaged`
+ * (amber check says what is wrong with them).  Never writes. */
+#define AMBER_ALLOC_NCLASSES 24u
+struct amber_alloc_census {
+  uint64_t pages;            /* pages in the data area */
+  uint64_t meta_pages;       /* data header and page table */
+  uint64_t free_pages;       /* allocatable pages no object uses */
+  uint64_t largest_free_run; /* longest run of free pages */
+  uint64_t slab_pages, large_pages, damaged;
+  uint64_t objects, bytes;   /* live objects; bytes of their classes / pages */
+  struct {
+    uint32_t size;                  /* object size of the class */
+    uint32_t slots;                 /* objects per slab page */
+    uint64_t pages, objects;        /* slab pages of the class, live objects */
+  } cls[AMBER_ALLOC_NCLASSES];
+  uint64_t large_objects, large_requested; /* objects over AMBER_SLAB_MAX, bytes asked */
+  uint64_t arena_pages[AMBER_NARENAS];     /* slab pages per arena */
+};
+void amber_alloc_census(const struct amber_heap *h, const char *data, struct amber_alloc_census *c);
+
 /* Builds the volatile indexes for the process's heap (after recovery);
  * a damaged page table is refused with an amber: error: and exit status 2. */
 void amber_alloc_open(struct amber_heap *h);

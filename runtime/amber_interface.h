@@ -142,13 +142,63 @@ void __amber_register_clones(const struct __amber_clone *table, size_t n);
  * otherwise calls __amber_irrevocable() and returns `fn` itself. */
 void *__amber_clone_of(void *fn);
 
-/* The heap window, for the inline range check the pass emits on stores
- * outside regions: a store to p goes through __amber_storeN (and memory
- * intrinsics through __amber_mem*) when
+/* The heap window, for the inline range check the pass emits outside
+ * regions: a load or store of p goes through __amber_loadN / __amber_storeN
+ * (atomics through __amber_rmwN / __amber_casN, memory intrinsics through
+ * __amber_mem*, libc calls through their wrappers above) when
  *   (uintptr_t)p - __amber_heap_base < __amber_heap_size.
- * Both are 0 until the heap is open, so nothing matches before that. */
+ * Both are 0 until the heap is open, so nothing matches before that.  There
+ * the callbacks run each access as a transaction of its own; a load returns
+ * the latest committed value. */
 extern uintptr_t __amber_heap_base;
 extern uintptr_t __amber_heap_size;
+
+/* The cold side of the range checks outside regions calls these variants
+ * of the callbacks above: the same access (each a transaction of its own
+ * when no region runs), in the preserve_most calling convention on x86-64
+ * (so the hot side keeps its registers: the pass emits the same convention
+ * and calls them through the GOT, never a lazy-binding PLT stub), and for
+ * writes with `site`, a constant string the pass emits: "file:line" (debug
+ * info) or the enclosing function's name.  A write to the heap outside any
+ * region is a stray store: counted per site (AMBER_STATS, AMBER_STATS_FILE:
+ * stray_stores, stray_store_sites).  A result (the value loaded, the old
+ * value of an atomic) comes back zero-extended in element 0 of an
+ * amber_word_t: in XMM0 on x86-64, which preserve_most leaves to the return
+ * value (LLVM 16 restores RAX, the integer return register, in a
+ * preserve_most callee). */
+#if defined(__x86_64__)
+#define AMBER_OUTSIDE_CC __attribute__((preserve_most))
+#else
+#define AMBER_OUTSIDE_CC
+#endif
+typedef uint64_t amber_word_t __attribute__((vector_size(16)));
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_load1(const void *p);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_load2(const void *p);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_load4(const void *p);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_load8(const void *p);
+AMBER_OUTSIDE_CC void __amber_outside_loadn(void *dst, const void *src, size_t n);
+AMBER_OUTSIDE_CC void __amber_outside_store1(void *p, uint8_t v, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_store2(void *p, uint16_t v, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_store4(void *p, uint32_t v, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_store8(void *p, uint64_t v, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t n, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw1(void *p, uint8_t v, int op, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw2(void *p, uint16_t v, int op, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw4(void *p, uint32_t v, int op, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw8(void *p, uint64_t v, int op, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_cas1(void *p, uint8_t expected, uint8_t desired, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_cas2(void *p, uint16_t expected, uint16_t desired, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_cas4(void *p, uint32_t expected, uint32_t desired, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_cas8(void *p, uint64_t expected, uint64_t desired, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_memmove(void *dst, const void *src, size_t n, const char *site);
+AMBER_OUTSIDE_CC void __amber_outside_memset(void *dst, int c, size_t n, const char *site);
+/* Calls to libc functions outside regions get the same range check on
+ * their pointer arguments, and the libc wrappers above on the cold side;
+ * for the writers (memcpy memmove memset strcpy strncpy strcat strncat),
+ * after this call: it counts a stray store at `site` when p (the written
+ * address) is in the heap and no region runs on this thread. */
+void __amber_stray_store(const char *site, const void *p);
 
 #ifdef __cplusplus
 }

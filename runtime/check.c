@@ -103,9 +103,10 @@ int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes) 
   return bad;
 }
 
-int amber_check_path(const char *path) {
+int amber_check_path_report(const char *path, int quiet, struct amber_check_report *r) {
+  memset(r, 0, sizeof *r);
   struct amber_heap h;
-  if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, &h) != 0) return 2;
+  if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, &h) != 0) return r->status = 2;
   int bad = amber_check_meta(&h);
   uint64_t clean = h.status->clean, state = h.status->engine_state;
   /* The private mappings take recovery's writes; the file never sees them. */
@@ -118,7 +119,7 @@ int amber_check_path(const char *path) {
                 (unsigned long long)state);
     bad++;
   }
-  if (clean != AMBER_CLEAN)
+  if (clean != AMBER_CLEAN && !quiet)
     printf("%s: not closed cleanly (a program crashed, was killed, or is still running)%s\n", h.path,
            pending ? "; recovery is pending: checking the state recovery will produce, computed on a private copy (the file is not changed)"
                    : "; no recovery is needed");
@@ -129,12 +130,26 @@ int amber_check_path(const char *path) {
     amber_error("heap %s is damaged: %d problem%s (listed above); restore it from a copy. Until then, do not run programs on it: "
                 "what they write may be lost",
                 h.path, bad, bad == 1 ? "" : "s");
-  } else {
+  } else if (!quiet) {
     printf("%s: consistent (%s engine, %zu objects, %zu bytes in use of %llu", h.path, h.engine->name, objs, used,
            (unsigned long long)h.hdr.data_size);
     if (dh->root_off) printf(", root at offset 0x%llx, %llu bytes)\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
     else printf(", no root)\n");
   }
+  r->problems = bad;
+  r->clean = clean == AMBER_CLEAN;
+  r->pending = pending;
+  r->engine = h.engine->name;
+  r->objects = objs;
+  r->bytes = used;
+  r->data_size = h.hdr.data_size;
+  r->root_off = dh->root_off;
+  r->root_size = dh->root_size;
   amber_heap_unmap(&h);
-  return bad ? 1 : 0;
+  return r->status = bad ? 1 : 0;
+}
+
+int amber_check_path(const char *path) {
+  struct amber_check_report r;
+  return amber_check_path_report(path, 0, &r);
 }

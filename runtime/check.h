@@ -25,4 +25,19 @@ int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes);
  * 1 damaged, 2 unusable (refused at open). */
 int amber_check_path(const char *path);
 
+/* amber check's findings (amber check --json). */
+struct amber_check_report {
+  int status;         /* the exit status: 0 consistent, 1 damaged, 2 unusable */
+  int problems;       /* problems found (each printed on stderr) */
+  int clean;          /* the file says it was closed cleanly */
+  int pending;        /* recovery was pending (it ran on the private copy) */
+  const char *engine; /* NULL when the heap could not be opened */
+  size_t objects, bytes;
+  uint64_t data_size, root_off, root_size;
+};
+
+/* amber_check_path, filling `r`; with `quiet`, nothing goes to stdout (the
+ * problems still go to stderr). */
+int amber_check_path_report(const char *path, int quiet, struct amber_check_report *r);
+
 #endif

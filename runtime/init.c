@@ -23,6 +23,11 @@ uintptr_t __amber_heap_size;
 struct amber_heap amber_the_heap;
 const struct amber_engine *amber_eng;
 int amber_closed;
+int amber_forked;
+
+/* libamber.so's interceptors (wrappers/core.c); absent from the static
+ * runtime. */
+extern void amber_wrappers_heap_open(void) __attribute__((weak));
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -85,6 +90,7 @@ static void init(void) {
   amber_pm_quiesce(AMBER_QUIESCE_OPEN);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_eng->name, amber_pm_mode_name());
+  if (amber_wrappers_heap_open) amber_wrappers_heap_open();
   /* Base first: a check that sees the new size also sees the new base
    * (initialisation normally runs before main, with one thread). */
   __atomic_store_n(&__amber_heap_base, (uintptr_t)h->data, __ATOMIC_RELEASE);
@@ -98,6 +104,10 @@ void amber_ensure_init(void) {
 }
 
 void amber_check_open(void) {
+  if (__builtin_expect(amber_forked, 0))
+    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) ran an AMBER region on heap %s. A forked child must "
+                "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
+                (int)getpid(), amber_the_heap.path);
   if (__builtin_expect(amber_closed, 0))
     amber_fatal("a region ran after amber_close() closed heap %s; close the heap only when the program is done with it",
                 amber_the_heap.path);

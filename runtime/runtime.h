@@ -14,6 +14,9 @@ extern uintptr_t __amber_heap_size;
 extern struct amber_heap amber_the_heap;
 extern const struct amber_engine *amber_eng;
 extern int amber_closed;
+/* This process is a child forked (wrappers/fork.c) from the one that has
+ * the heap open: the heap is inaccessible here, amber_closed is set. */
+extern int amber_forked;
 
 static inline int amber_in_heap(const void *p) {
   return (uintptr_t)p - __amber_heap_base < __amber_heap_size;

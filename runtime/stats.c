@@ -1,7 +1,9 @@
 #include "stats.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "amber.h"
 #include "diag.h"
@@ -27,6 +29,38 @@ static void sum(struct totals *s) {
 }
 
 static double per(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* Stray stores: persistent writes outside regions (access.c). */
+static void stray_write(FILE *f, int json) {
+  struct amber_stray_site sites[AMBER_STRAY_SITES];
+  uint64_t unlisted, total = amber_stray_stores(&unlisted);
+  size_t n = amber_stray_sites(sites, AMBER_STRAY_SITES);
+  if (json) {
+    fprintf(f, ", \"stray_stores\": %llu, \"stray_store_sites\": [", (unsigned long long)total);
+    for (size_t i = 0; i < n; i++) {
+      fprintf(f, "%s{\"site\": ", i ? ", " : "");
+      json_string(f, sites[i].site);
+      fprintf(f, ", \"count\": %llu}", (unsigned long long)sites[i].count);
+    }
+    fprintf(f, "], \"stray_stores_unlisted\": %llu", (unsigned long long)unlisted);
+    return;
+  }
+  fprintf(f, "  stray stores       %llu (persistent writes outside regions, each a transaction of its own)\n",
+          (unsigned long long)total);
+  for (size_t i = 0; i < n; i++) fprintf(f, "    %-30s %llu\n", sites[i].site, (unsigned long long)sites[i].count);
+  if (unlisted) fprintf(f, "    %-30s %llu\n", "(other sites)", (unsigned long long)unlisted);
+}
 
 void amber_stats_write(FILE *f, int json) {
   struct totals s;
@@ -59,6 +93,7 @@ void amber_stats_write(FILE *f, int json) {
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
+    stray_write(f, 1);
     if (amber_eng && amber_eng->stats) amber_eng->stats(f, 1);
     fprintf(f, ", \"clock\": \"%s\", \"ordo_boundary_cycles\": %llu, \"ordo_boundary_ns\": %.1f}\n",
             amber_ordo_mode_name(amber_ordo_clk.mode), (unsigned long long)amber_ordo_clk.boundary,
@@ -82,6 +117,7 @@ void amber_stats_write(FILE *f, int json) {
   fprintf(f, "  emulated delay     %llu ns (AMBER_PM_WRITE_NS %llu per line, AMBER_PM_FENCE_NS %llu per fence%s)\n",
           (unsigned long long)delay, (unsigned long long)wns, (unsigned long long)fns,
           (wns | fns) && !amber_pm_emulating() ? "; not applied in this mode" : "");
+  stray_write(f, 0);
   if (amber_eng && amber_eng->stats) amber_eng->stats(f, 0);
   fprintf(f, "  clock              %s, ORDO boundary %llu cycles (%.1f ns, %s)\n", amber_ordo_mode_name(amber_ordo_clk.mode),
           (unsigned long long)amber_ordo_clk.boundary, amber_ordo_cycles_to_ns(amber_ordo_clk.boundary),
@@ -90,10 +126,12 @@ void amber_stats_write(FILE *f, int json) {
 
 void amber_stats_print(void) { amber_stats_write(stderr, 0); }
 
+/* The statistics are printed and written once: at exit, at amber_close, or
+ * when a fatal signal ends the process. */
+static int stats_done;
+
 void amber_stats_at_exit(void) {
-  static int done;
-  if (done) return;
-  done = 1;
+  if (__atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;
   if (amber_opt.stats) amber_stats_print();
   if (amber_opt.stats_file_set && amber_opt.stats_file[0]) {
     FILE *f = fopen(amber_opt.stats_file, "w");
@@ -103,5 +141,50 @@ void amber_stats_at_exit(void) {
     }
     amber_stats_write(f, 1);
     fclose(f);
+  }
+}
+
+/* Fatal signals (wrappers/signals.c): the handler may interrupt malloc or
+ * stdio, so it uses neither.  The text goes through an unbuffered
+ * fmemopen stream on a static buffer, made before any signal can come, and
+ * out with write(2); the file is opened with open(2).  Nothing here writes
+ * the heap. */
+static char sig_buf[16384];
+static FILE *sig_stream;
+
+void amber_stats_prepare_signal(void) {
+  if (sig_stream || !(amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]))) return;
+  FILE *f = fmemopen(sig_buf, sizeof sig_buf, "w");
+  if (f && setvbuf(f, NULL, _IONBF, 0) != 0) {
+    fclose(f);
+    f = NULL;
+  }
+  sig_stream = f;
+}
+
+static void signal_write(int fd, int json) {
+  if (fseek(sig_stream, 0, SEEK_SET) != 0) return;
+  amber_stats_write(sig_stream, json);
+  long n = ftell(sig_stream);
+  for (long done = 0; n > 0 && done < n;) {
+    ssize_t w = write(fd, sig_buf + done, (size_t)(n - done));
+    if (w <= 0) break;
+    done += w;
+  }
+}
+
+void amber_stats_at_signal(void) {
+  if (!sig_stream || __atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;
+  if (amber_opt.stats) signal_write(2, 0);
+  if (amber_opt.stats_file_set && amber_opt.stats_file[0]) {
+    int fd = open(amber_opt.stats_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      static const char msg[] = "amber: error: cannot write AMBER_STATS_FILE; check the directory exists and is writable\n";
+      ssize_t w = write(2, msg, sizeof msg - 1);
+      (void)w;
+      return;
+    }
+    signal_write(fd, 1);
+    close(fd);
   }
 }

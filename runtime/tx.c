@@ -43,6 +43,13 @@ static void thread_exit(void *arg) {
   __atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);
 }
 
+void amber_thread_retire(void) {
+  struct amber_thread *t = amber_self;
+  if (!t) return;
+  pthread_setspecific(exit_key, NULL); /* the key's destructor has nothing left to do */
+  thread_exit(t);
+}
+
 static void make_exit_key(void) {
   if (pthread_key_create(&exit_key, thread_exit) != 0) amber_fatal("cannot create a thread-exit key");
 }

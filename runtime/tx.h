@@ -69,6 +69,11 @@ static inline struct amber_thread *amber_thread(void) {
   struct amber_thread *t = amber_self;
   return __builtin_expect(t != NULL, 1) ? t : amber_thread_slow();
 }
+/* The calling thread is ending: hands its state back now (the engine's
+ * thread_fini first), for reuse by the next new thread; nothing when it has
+ * none.  A later amber call in the same thread takes a state again.  Fatal
+ * inside a region.  (wrappers/threads.c: pthread_create, pthread_exit.) */
+void amber_thread_retire(void);
 /* Every thread state (for stats): one per thread running amber code, reused
  * after a thread ends. */
 struct amber_thread *amber_threads(void);

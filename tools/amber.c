@@ -2,11 +2,15 @@
  *
  *   amber create HEAP [--size N] [--base ADDR] [--engine NAME]
  *   amber info HEAP [--json]
- *   amber check HEAP          exit 0 consistent, 1 damaged, 2 unusable
+ *   amber check HEAP [--json]     exit 0 consistent, 1 damaged, 2 unusable
  *   amber recover HEAP
- *   amber ordo [--matrix] [--json] [--png FILE]
+ *   amber stats HEAP|FILE.json [--json]   (tools/amber_stats.c)
+ *   amber ordo [--matrix] [--json] [--png FILE]   (tools/amber_ordo.c)
+ *   amber plant-sites                              (tools/amber_plant.c)
  *   amber --help-options [--markdown]
- */
+ *
+ * Every command but create and recover opens the heap read-only: the file
+ * is never written (recovery, when pending, runs on a private copy). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 #include "alloc.h"
 #include "check.h"
 #include "amber_ordo.h"
+#include "amber_tool.h"
 #include "diag.h"
 #include "engine.h"
 #include "heap.h"
@@ -22,13 +27,13 @@
 #include "ordo_record.h"
 #include "pm.h"
 
-int amber_cmd_plant_sites(int argc, char **argv);
-
 static const char synopsis[] =
     "  amber create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
     "  amber info HEAP [--json]\n"
-    "  amber check HEAP\n"
+    "  amber check HEAP [--json]\n"
     "  amber recover HEAP\n"
+    "  amber stats HEAP [--json]\n"
+    "  amber stats FILE.json [--json]\n"
     "  amber ordo [--matrix] [--json] [--png FILE]\n"
     "  amber plant-sites\n"
     "  amber help-options [--markdown]\n"
@@ -36,6 +41,7 @@ static const char synopsis[] =
 
 /* A usage error: the synopsis on stderr (the caller exits 2). */
 static void usage(FILE *f) { fprintf(f, "usage:\n%sRun 'amber --help' for the manual.\n", synopsis); }
+void amber_tool_usage(void) { usage(stderr); }
 
 /* amber --help: the manual page. */
 static void help(FILE *f) {
@@ -44,31 +50,47 @@ static void help(FILE *f) {
           "  amber - create, inspect, check and recover amber persistent heaps\n"
           "\n"
           "SYNOPSIS\n"
-          "%s"
-          "\n"
+          "%s\n"
           "DESCRIPTION\n"
           "  amber works on the heap files that programs built with amber-cc run on\n"
           "  (like pmempool for PMDK pools). A heap is one file, mapped at the same\n"
           "  address in every run; a program names it with AMBER_HEAP. amber takes\n"
           "  the heap's lock, so a heap that a program has open is refused.\n"
+          "  info, check and stats never write the heap file: on a heap left by a\n"
+          "  crash they run recovery on a private copy and report what it leaves.\n"
           "\n"
           "COMMANDS\n"
           "  create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
           "      Create a new heap file with a data area of N bytes (e.g. 64M, 1G),\n"
-          "      mapped at ADDR, run by engine NAME (romulus). The defaults come from\n"
-          "      AMBER_HEAP_SIZE, AMBER_BASE and AMBER_ENGINE. An existing file is\n"
-          "      never overwritten.\n"
+          "      mapped at ADDR, run by engine NAME (romulus, the default, or mvcc).\n"
+          "      The defaults come from AMBER_HEAP_SIZE, AMBER_BASE and AMBER_ENGINE.\n"
+          "      An existing file is never overwritten.\n"
           "  info HEAP [--json]\n"
-          "      Layout version, engine, uuid, base address, size, usage, root,\n"
-          "      clean/dirty state and the ORDO clock record; --json prints one\n"
-          "      JSON object.\n"
-          "  check HEAP\n"
+          "      Layout version, engine, uuid, base address, sizes, usage, roots,\n"
+          "      threads, clean/dirty state and the ORDO clock record; --json prints\n"
+          "      one JSON object.\n"
+          "  check HEAP [--json]\n"
           "      Verify every structure and checksum without writing the file. A\n"
           "      heap left dirty by a crash is checked as recovery will leave it\n"
-          "      (recovery runs on a private copy). Every problem is listed.\n"
+          "      (recovery runs on a private copy). Every problem is listed on stderr;\n"
+          "      --json prints the verdict as one JSON object on stdout (also when the\n"
+          "      heap is refused). The exit status is the verdict (EXIT STATUS).\n"
           "  recover HEAP\n"
           "      Bring a heap left by a crash to a consistent state without running\n"
           "      the program (idempotent; programs also recover when they open it).\n"
+          "  stats HEAP [--json]\n"
+          "      What the heap holds, for an operator: file, data area and engine area\n"
+          "      sizes, used and free space (pages, largest free run, free slab slots),\n"
+          "      live objects by size class and large objects, roots, allocator arenas,\n"
+          "      per-thread log areas (no engine exposes any yet), the engine state\n"
+          "      word, clean/dirty state. Counters of a run (commits, aborts,\n"
+          "      flushes) are not in the heap: see the next form.\n"
+          "  stats FILE.json [--json]\n"
+          "      The statistics a program wrote at exit (AMBER_STATS_FILE=FILE.json), one\n"
+          "      key per line (nested keys dotted); a file of several JSON objects gives\n"
+          "      one table each. --json prints the objects unchanged, one per line.\n"
+          "      Whether the file is a heap or a statistics file is read from its first\n"
+          "      bytes.\n"
           "  ordo [--matrix] [--json] [--png FILE]\n"
           "      Measure the ORDO clock boundary (cycles, ns), TSC frequency and\n"
           "      clock mode; --matrix adds the pairwise CPU offsets, --png FILE draws\n"
@@ -85,16 +107,19 @@ static void help(FILE *f) {
           "ENVIRONMENT\n"
           "  amber reads the same AMBER_* options as the runtime: AMBER_HEAP_SIZE,\n"
           "  AMBER_BASE and AMBER_ENGINE give create its defaults, AMBER_PM chooses\n"
-          "  how writes are made durable, AMBER_CLOCK the clock of ordo. Every option\n"
-          "  is listed by 'amber help-options' and described in docs/options.md.\n"
+          "  how recover makes its writes durable, AMBER_CLOCK the clock of ordo. Every\n"
+          "  option is listed by 'amber help-options' and described in docs/options.md.\n"
           "\n"
           "EXIT STATUS\n"
           "  0  success; for check: the heap is consistent.\n"
           "  1  check: the heap is damaged (every problem is listed on stderr);\n"
+          "     info, stats: the heap's allocator metadata is damaged (run check);\n"
           "     recover: the recovered heap failed validation.\n"
           "  2  check: the heap is unusable (refused at open, as a program would\n"
-          "     refuse it); any command: a usage error or a failure (the heap\n"
-          "     cannot be created, opened or locked; ordo cannot measure).\n"
+          "     refuse it: not a heap, another layout version, corrupt header, in use\n"
+          "     by another process, ...); any command: a usage error or a failure (the\n"
+          "     heap cannot be created, opened or locked; stats: the file is neither a\n"
+          "     heap nor a statistics file; ordo cannot measure).\n"
           "\n"
           "EXAMPLES\n"
           "  amber create /dev/shm/app.heap --size 1G\n"
@@ -102,11 +127,14 @@ static void help(FILE *f) {
           "  amber info /dev/shm/app.heap --json\n"
           "  amber check /dev/shm/app.heap || echo \"damaged or unusable: $?\"\n"
           "  amber recover /dev/shm/app.heap\n"
+          "  amber stats /dev/shm/app.heap\n"
+          "  AMBER_STATS_FILE=run.json AMBER_HEAP=/dev/shm/app.heap ./app\n"
+          "  amber stats run.json\n"
           "\n"
           "SEE ALSO\n"
-          "  amber-cc --help; docs/guide.md (writing regions, running, recovery),\n"
-          "  docs/options.md (AMBER_* options), docs/format.md (the heap layout),\n"
-          "  docs/crashtest.md (amber check, the crash harness).\n",
+          "  amber-cc --help; docs/guide.md (writing regions, running, recovery, the\n"
+          "  heap tool), docs/options.md (AMBER_* options), docs/format.md (the heap\n"
+          "  layout), docs/crashtest.md (amber check, the crash harness).\n",
           synopsis);
 }
 
@@ -136,40 +164,60 @@ static int cmd_create(int argc, char **argv) {
   return rc ? 2 : 0;
 }
 
-static int open_heap(const char *path, int write, struct amber_heap *h) {
-  return amber_heap_open(path, (write ? AMBER_OPEN_WRITE : 0) | AMBER_OPEN_LOCK, h);
+/* HEAP and an optional --json, in any order; -1 after a usage message. */
+static int heap_args(const char *cmd, int argc, char **argv, const char **path, int *json) {
+  *path = NULL;
+  *json = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) *json = 1;
+    else if (argv[i][0] == '-' && argv[i][1]) return amber_error("%s: unknown option '%s'; use amber %s HEAP [--json]", cmd, argv[i], cmd);
+    else if (*path) return amber_error("%s: one heap at a time ('%s' and '%s'); use amber %s HEAP [--json]", cmd, *path, argv[i], cmd);
+    else *path = argv[i];
+  }
+  if (!*path) {
+    usage(stderr);
+    return -1;
+  }
+  return 0;
 }
 
 static int cmd_info(int argc, char **argv) {
-  if (argc < 1) {
-    usage(stderr);
-    return 2;
-  }
-  int json = argc > 1 && !strcmp(argv[1], "--json");
+  const char *path;
+  int json;
+  if (heap_args("info", argc, argv, &path, &json)) return 2;
   struct amber_heap h;
-  if (open_heap(argv[0], 0, &h)) return 2;
+  struct amber_view v;
+  if (amber_view_open(path, &h, &v)) return 2;
   const struct amber_header *hd = &h.hdr;
   const struct amber_data_header *dh = amber_heap_dh(&h);
   size_t objs = 0, bytes = 0;
-  amber_alloc_check(&h, h.data, &objs, &bytes);
+  int bad = amber_alloc_check(&h, h.data, &objs, &bytes);
   char uuid[40];
   for (int i = 0; i < 16; i++) sprintf(uuid + 2 * i, "%02x", hd->uuid[i]);
-  const char *state = h.status->clean == AMBER_CLEAN ? "clean" : "dirty";
+  const char *state = v.clean ? "clean" : "dirty";
   const struct amber_ordo_record *o = amber_ordo_record_current(&h);
   struct amber_ordo_record none;
   memset(&none, 0, sizeof none);
   if (!o) o = &none;
+  char model[sizeof o->fp.model + 1];
+  memcpy(model, o->fp.model, sizeof o->fp.model);
+  model[sizeof o->fp.model] = 0;
   if (json) {
-    printf("{\"path\": \"%s\", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
-           "\"data_bytes\": %llu, \"file_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
-           "\"root_offset\": %llu, \"root_bytes\": %llu, \"state\": \"%s\", \"opens\": %llu, "
-           "\"ordo\": {\"present\": %s, \"mode\": \"%s\", \"boundary_cycles\": %llu, \"cpus\": %u, \"tsc_khz\": %llu, "
-           "\"model\": \"%s\", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu}}\n",
-           h.path, hd->version, h.engine->name, uuid, (unsigned long long)hd->base, (unsigned long long)hd->data_size,
-           (unsigned long long)hd->file_size, objs, bytes, (unsigned long long)dh->root_off,
-           (unsigned long long)dh->root_size, state, (unsigned long long)h.status->opens,
-           o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode), (unsigned long long)o->boundary, o->fp.ncpus,
-           (unsigned long long)o->fp.tsc_khz, o->fp.model, (unsigned long long)o->offset, (unsigned long long)o->floor,
+    printf("{\"path\": ");
+    amber_json_str(stdout, h.path);
+    printf(", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
+           "\"data_bytes\": %llu, \"file_bytes\": %llu, \"engine_area_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
+           "\"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu, "
+           "\"threads\": {\"persistent_table\": false, \"entries_in_use\": 0, \"log_areas\": null}, "
+           "\"state\": \"%s\", \"recovery_pending\": %s, \"opens\": %llu, \"damaged\": %s, "
+           "\"ordo\": {\"present\": %s, \"mode\": \"%s\", \"boundary_cycles\": %llu, \"cpus\": %u, \"tsc_khz\": %llu, \"model\": ",
+           hd->version, h.engine->name, uuid, (unsigned long long)hd->base, (unsigned long long)hd->data_size,
+           (unsigned long long)hd->file_size, (unsigned long long)hd->engine_size, objs, bytes, dh->root_off ? 1 : 0,
+           (unsigned long long)dh->root_off, (unsigned long long)dh->root_size, state, v.pending ? "true" : "false",
+           (unsigned long long)v.opens, bad ? "true" : "false", o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode),
+           (unsigned long long)o->boundary, o->fp.ncpus, (unsigned long long)o->fp.tsc_khz);
+    amber_json_str(stdout, model);
+    printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu}}\n", (unsigned long long)o->offset, (unsigned long long)o->floor,
            (unsigned long long)o->seq);
   } else {
     printf("heap         %s\n", h.path);
@@ -177,29 +225,45 @@ static int cmd_info(int argc, char **argv) {
     printf("engine       %s\n", h.engine->name);
     printf("uuid         %s\n", uuid);
     printf("base         0x%llx\n", (unsigned long long)hd->base);
-    printf("data         %llu bytes (file %llu bytes)\n", (unsigned long long)hd->data_size,
-           (unsigned long long)hd->file_size);
-    printf("used         %zu objects, %zu bytes\n", objs, bytes);
+    printf("data         %llu bytes (file %llu bytes, engine area %llu bytes)\n", (unsigned long long)hd->data_size,
+           (unsigned long long)hd->file_size, (unsigned long long)hd->engine_size);
+    printf("used         %zu objects, %zu bytes%s\n", objs, bytes, bad ? " (the allocator metadata is damaged: run amber check)" : "");
     if (dh->root_off) printf("root         offset 0x%llx, %llu bytes\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
     else printf("root         none\n");
-    printf("state        %s (opened %llu times)\n", state, (unsigned long long)h.status->opens);
+    printf("threads      no thread table in layout version %u; per-thread log areas: none the %s engine exposes\n", hd->version,
+           h.engine->name);
+    printf("state        %s (opened %llu time%s)%s\n", state, (unsigned long long)v.opens, v.opens == 1 ? "" : "s",
+           v.pending ? "; recovery is pending: usage shown as recovery will leave it" : "");
     if (o == &none) printf("ordo         no record yet (written when a program opens the heap)\n");
     else
       printf("ordo         %s clock, boundary %llu cycles measured on %u CPUs at %llu kHz (%s); offset %llu, floor %llu, write %llu\n",
              amber_ordo_mode_name((int)o->mode), (unsigned long long)o->boundary, o->fp.ncpus,
-             (unsigned long long)o->fp.tsc_khz, o->fp.model, (unsigned long long)o->offset, (unsigned long long)o->floor,
+             (unsigned long long)o->fp.tsc_khz, model, (unsigned long long)o->offset, (unsigned long long)o->floor,
              (unsigned long long)o->seq);
   }
   amber_heap_unmap(&h);
-  return 0;
+  return bad ? 1 : 0;
 }
 
 static int cmd_check(int argc, char **argv) {
-  if (argc != 1) {
-    usage(stderr);
-    return 2;
+  const char *path;
+  int json;
+  if (heap_args("check", argc, argv, &path, &json)) return 2;
+  struct amber_check_report r;
+  int rc = amber_check_path_report(path, json, &r);
+  if (json) {
+    static const char *const verdict[] = {"consistent", "damaged", "unusable"};
+    printf("{\"path\": ");
+    amber_json_str(stdout, path);
+    printf(", \"status\": %d, \"result\": \"%s\", \"problems\": %d", rc, verdict[rc], r.problems);
+    if (r.engine)
+      printf(", \"engine\": \"%s\", \"state\": \"%s\", \"recovery_pending\": %s, \"used_objects\": %zu, \"used_bytes\": %zu, "
+             "\"data_bytes\": %llu, \"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu",
+             r.engine, r.clean ? "clean" : "dirty", r.pending ? "true" : "false", r.objects, r.bytes, (unsigned long long)r.data_size,
+             r.root_off ? 1 : 0, (unsigned long long)r.root_off, (unsigned long long)r.root_size);
+    printf("}\n");
   }
-  return amber_check_path(argv[0]);
+  return rc;
 }
 
 static int cmd_recover(int argc, char **argv) {
@@ -208,7 +272,7 @@ static int cmd_recover(int argc, char **argv) {
     return 2;
   }
   struct amber_heap h;
-  if (open_heap(argv[0], 1, &h)) return 2;
+  if (amber_heap_open(argv[0], AMBER_OPEN_WRITE | AMBER_OPEN_LOCK, &h)) return 2;
   h.engine->recover(&h);
   /* What recovery left is what the next program will use. */
   if (amber_alloc_validate_image(&h, h.data) != 0) {
@@ -222,10 +286,14 @@ static int cmd_recover(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   amber_options_load();
-  /* amber check recovers on a private copy of the heap: nothing there is
-   * worth flushing, and no crash injection or simulation applies to it. */
-  if (argc > 1 && !strcmp(argv[1], "check")) {
-    amber_opt.pm = "none";
+  /* amber check, info and stats recover on a private copy of the heap:
+   * nothing there is worth flushing, and no crash injection or simulation
+   * applies to it. */
+  if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "info") || !strcmp(argv[1], "stats"))) {
+    /* A misspelt AMBER_PM is still an error (amber_pm_init says so). */
+    static const char *const modes[] = {"pmem", "msync", "none", "sim"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+      if (!strcmp(amber_opt.pm, modes[i])) amber_opt.pm = "none";
     amber_opt.crash_at = 0;
   }
   amber_pm_init();
@@ -246,6 +314,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "info")) return cmd_info(argc - 2, argv + 2);
   if (!strcmp(c, "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(c, "recover")) return cmd_recover(argc - 2, argv + 2);
+  if (!strcmp(c, "stats")) return amber_cmd_stats(argc - 2, argv + 2);
   if (!strcmp(c, "ordo")) return amber_cmd_ordo(argc - 2, argv + 2);
   if (!strcmp(c, "plant-sites")) return amber_cmd_plant_sites(argc - 2, argv + 2);
   amber_error("unknown command '%s'; run amber --help", c);

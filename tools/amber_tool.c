@@ -1,0 +1,45 @@
+/* Helpers shared by the amber tool's commands. */
+#include "amber_tool.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "engine.h"
+
+void amber_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+    else if (*c == '\n') fputs("\\n", f);
+    else if (*c == '\t') fputs("\\t", f);
+    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
+    else fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v) {
+  memset(v, 0, sizeof *v);
+  if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, h) != 0) return -1;
+  v->clean = h->status->clean == AMBER_CLEAN;
+  v->opens = h->status->opens;
+  v->engine_state = h->status->engine_state;
+  /* The private mappings take recovery's writes; the file never sees them. */
+  h->engine->recover(h);
+  v->pending = h->status->engine_state != v->engine_state;
+  return 0;
+}
+
+int amber_state_tag(uint64_t w, char tag[5]) {
+  memset(tag, 0, 5);
+  if (w >> 32 || !w) return 0;
+  for (int i = 0; i < 4; i++) {
+    unsigned char c = (unsigned char)(w >> (8 * (3 - i)));
+    if (!isupper(c)) {
+      memset(tag, 0, 5);
+      return 0;
+    }
+    tag[i] = (char)c;
+  }
+  return 1;
+}

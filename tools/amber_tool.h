@@ -1,0 +1,41 @@
+/* Helpers shared by the amber tool's commands (tools/amber*.c). */
+#ifndef AMBER_TOOL_H
+#define AMBER_TOOL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heap.h"
+
+/* The usage synopsis on stderr (the caller exits 2). */
+void amber_tool_usage(void);
+
+/* Writes s as a JSON string literal (quotes and escapes included). */
+void amber_json_str(FILE *f, const char *s);
+
+/* A heap opened for reading: what the file says, and what recovery would
+ * make of it. */
+struct amber_view {
+  int clean;             /* the file's clean word: closed cleanly */
+  int pending;           /* recovery was pending; it ran on the private copy */
+  uint64_t opens;        /* times a program opened the heap */
+  uint64_t engine_state; /* the file's engine state word, before recovery */
+};
+
+/* Opens `path` with the heap's lock and copy-on-write mappings of the
+ * read-only file, and runs the engine's recovery on them, so what the
+ * caller reads is what the next program will find; the file itself is
+ * never written (amber check does the same).  Returns 0, or -1 after an
+ * amber: error: (the heap is refused, as a program would refuse it). */
+int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v);
+
+/* The engine state word is engine-defined (docs/format.md lists the
+ * values).  When its four low bytes spell capital letters (romulus: IDLE,
+ * MUTA(TING), COPY(ING)), copies them into tag and returns 1; else 0. */
+int amber_state_tag(uint64_t w, char tag[5]);
+
+int amber_cmd_stats(int argc, char **argv);
+int amber_cmd_ordo(int argc, char **argv);
+int amber_cmd_plant_sites(int argc, char **argv);
+
+#endif

@@ -1,0 +1,273 @@
+/* I/O between files and the heap: read/pread/fread/fgets into a heap
+ * buffer read into a volatile bounce buffer first (the system call or stdio
+ * runs outside any transaction), then store what they read in one
+ * transaction; write/pwrite/fwrite/puts/fputs from the heap copy the data
+ * out through the engine first when it keeps committed versions outside the
+ * data area (mvcc).  Engines that read in place (romulus) let the latter
+ * pass straight through. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+/* glibc's <stdio.h> may define these as macros. */
+#undef fread_unlocked
+#undef fwrite_unlocked
+#undef fputs_unlocked
+
+WRAP_REAL(read)
+WRAP_REAL(pread)
+WRAP_REAL(pread64)
+WRAP_REAL(write)
+WRAP_REAL(pwrite)
+WRAP_REAL(pwrite64)
+WRAP_REAL(fread)
+WRAP_REAL(fread_unlocked)
+WRAP_REAL(fwrite)
+WRAP_REAL(fwrite_unlocked)
+WRAP_REAL(fgets)
+WRAP_REAL(puts)
+WRAP_REAL(fputs)
+WRAP_REAL(fputs_unlocked)
+WRAP_REAL(strlen)
+WRAP_REAL(__read_chk)
+WRAP_REAL(__pread_chk)
+WRAP_REAL(__pread64_chk)
+WRAP_REAL(__fread_chk)
+WRAP_REAL(__fgets_chk)
+
+__attribute__((constructor(102))) static void resolve_io(void) {
+  (void)TRY_REAL(read), (void)TRY_REAL(pread), (void)TRY_REAL(pread64), (void)TRY_REAL(write), (void)TRY_REAL(pwrite);
+  (void)TRY_REAL(pwrite64), (void)TRY_REAL(fread), (void)TRY_REAL(fread_unlocked), (void)TRY_REAL(fwrite);
+  (void)TRY_REAL(fwrite_unlocked), (void)TRY_REAL(fgets), (void)TRY_REAL(puts), (void)TRY_REAL(fputs);
+  (void)TRY_REAL(fputs_unlocked), (void)TRY_REAL(strlen), (void)TRY_REAL(__read_chk), (void)TRY_REAL(__pread_chk);
+  (void)TRY_REAL(__pread64_chk), (void)TRY_REAL(__fread_chk), (void)TRY_REAL(__fgets_chk);
+}
+
+/* ---- bounce buffers ---- */
+
+struct bounce {
+  char *p;
+  char local[4096];
+};
+
+/* NULL (errno ENOMEM) when out of memory. */
+static char *bounce_get(struct bounce *b, size_t n) {
+  b->p = n <= sizeof b->local ? b->local : malloc(n);
+  if (!b->p) errno = ENOMEM;
+  return b->p;
+}
+
+static void bounce_put(struct bounce *b) {
+  if (b->p != b->local) free(b->p);
+}
+
+/* Heap data to write out, copied through the engine. */
+static char *out_copy(struct bounce *b, const void *src, size_t n) {
+  char *p = bounce_get(b, n);
+  if (p) amber_wrap_read(p, src, n);
+  return p;
+}
+
+/* Stores what a read put into the bounce buffer, keeping the read's errno. */
+static void in_store(const char *fn, void *dst, const char *src, size_t n) {
+  int e = errno;
+  amber_wrap_write(fn, dst, src, n);
+  errno = e;
+}
+
+/* The heap is written (reads into it) / read through the engine. */
+#define INTO(p, n) (__builtin_expect(wrap_touches(p, n), 0))
+#define OUT_OF(p, n) (__builtin_expect(wrap_touches(p, n), 0) && amber_wrap_reads_need_engine())
+
+/* ---- system calls ---- */
+
+#define READ_LIKE(fn, call)                                                    \
+  do {                                                                         \
+    amber_wrap_check_usable(fn, buf);                                          \
+    struct bounce b;                                                           \
+    char *p = bounce_get(&b, n);                                               \
+    if (!p) return -1;                                                         \
+    ssize_t r = call;                                                          \
+    if (r > 0) in_store(fn, buf, p, (size_t)r);                                \
+    bounce_put(&b);                                                            \
+    return r;                                                                  \
+  } while (0)
+
+#define WRITE_LIKE(fn, call)                                                   \
+  do {                                                                         \
+    amber_wrap_check_usable(fn, buf);                                          \
+    struct bounce b;                                                           \
+    const char *p = out_copy(&b, buf, n);                                      \
+    if (!p) return -1;                                                         \
+    ssize_t r = call;                                                          \
+    bounce_put(&b);                                                            \
+    return r;                                                                  \
+  } while (0)
+
+ssize_t read(int fd, void *buf, size_t n) {
+  if (!INTO(buf, n)) return REAL(read)(fd, buf, n);
+  READ_LIKE("read", REAL(read)(fd, p, n));
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off) {
+  if (!INTO(buf, n)) return REAL(pread)(fd, buf, n, off);
+  READ_LIKE("pread", REAL(pread)(fd, p, n, off));
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off) {
+  if (!INTO(buf, n)) return REAL(pread64)(fd, buf, n, off);
+  READ_LIKE("pread", REAL(pread64)(fd, p, n, off));
+}
+
+ssize_t write(int fd, const void *buf, size_t n) {
+  if (!OUT_OF(buf, n)) return REAL(write)(fd, buf, n);
+  WRITE_LIKE("write", REAL(write)(fd, p, n));
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+  if (!OUT_OF(buf, n)) return REAL(pwrite)(fd, buf, n, off);
+  WRITE_LIKE("pwrite", REAL(pwrite)(fd, p, n, off));
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off) {
+  if (!OUT_OF(buf, n)) return REAL(pwrite64)(fd, buf, n, off);
+  WRITE_LIKE("pwrite", REAL(pwrite64)(fd, p, n, off));
+}
+
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
+  if (!INTO(buf, n)) return REAL(__read_chk)(fd, buf, n, buflen);
+  if (n > buflen) __chk_fail();
+  READ_LIKE("read", REAL(read)(fd, p, n));
+}
+
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen) {
+  if (!INTO(buf, n)) return REAL(__pread_chk)(fd, buf, n, off, buflen);
+  if (n > buflen) __chk_fail();
+  READ_LIKE("pread", REAL(pread)(fd, p, n, off));
+}
+
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen) {
+  if (!INTO(buf, n)) return REAL(__pread64_chk)(fd, buf, n, off, buflen);
+  if (n > buflen) __chk_fail();
+  READ_LIKE("pread", REAL(pread64)(fd, p, n, off));
+}
+
+/* ---- stdio ---- */
+
+static size_t total(size_t size, size_t n) {
+  size_t t;
+  return __builtin_mul_overflow(size, n, &t) ? 0 : t; /* 0: never the heap's */
+}
+
+#define FREAD_LIKE(fn, realfn)                                                 \
+  do {                                                                         \
+    amber_wrap_check_usable(fn, ptr);                                          \
+    struct bounce b;                                                           \
+    char *p = bounce_get(&b, t);                                               \
+    if (!p) return 0;                                                          \
+    size_t r = realfn(p, size, n, f);                                          \
+    if (r) in_store(fn, ptr, p, r * size);                                     \
+    bounce_put(&b);                                                            \
+    return r;                                                                  \
+  } while (0)
+
+#define FWRITE_LIKE(fn, realfn)                                                \
+  do {                                                                         \
+    amber_wrap_check_usable(fn, ptr);                                          \
+    struct bounce b;                                                           \
+    const char *p = out_copy(&b, ptr, t);                                      \
+    if (!p) return 0;                                                          \
+    size_t r = realfn(p, size, n, f);                                          \
+    bounce_put(&b);                                                            \
+    return r;                                                                  \
+  } while (0)
+
+size_t fread(void *ptr, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!INTO(ptr, t)) return REAL(fread)(ptr, size, n, f);
+  FREAD_LIKE("fread", REAL(fread));
+}
+
+size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!INTO(ptr, t)) return REAL(fread_unlocked)(ptr, size, n, f);
+  FREAD_LIKE("fread_unlocked", REAL(fread_unlocked));
+}
+
+size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!INTO(ptr, t)) return REAL(__fread_chk)(ptr, ptrlen, size, n, f);
+  if (t > ptrlen) __chk_fail();
+  FREAD_LIKE("fread", REAL(fread));
+}
+
+size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!OUT_OF(ptr, t)) return REAL(fwrite)(ptr, size, n, f);
+  FWRITE_LIKE("fwrite", REAL(fwrite));
+}
+
+size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!OUT_OF(ptr, t)) return REAL(fwrite_unlocked)(ptr, size, n, f);
+  FWRITE_LIKE("fwrite_unlocked", REAL(fwrite_unlocked));
+}
+
+static char *heap_fgets(const char *fn, char *s, int n, FILE *f) {
+  amber_wrap_check_usable(fn, s);
+  struct bounce b;
+  char *p = bounce_get(&b, (size_t)n);
+  if (!p) return NULL;
+  char *r = REAL(fgets)(p, n, f);
+  if (r) in_store(fn, s, p, REAL(strlen)(p) + 1);
+  bounce_put(&b);
+  return r ? s : NULL;
+}
+
+char *fgets(char *s, int n, FILE *f) {
+  if (n <= 0 || !INTO(s, (size_t)n)) return REAL(fgets)(s, n, f);
+  return heap_fgets("fgets", s, n, f);
+}
+
+char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
+  if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_chk)(s, size, n, f);
+  if ((size_t)n > size) __chk_fail();
+  return heap_fgets("fgets", s, n, f);
+}
+
+/* A heap string to print: a volatile copy read through the engine. */
+#define OUT_STR(s) (__builtin_expect(wrap_in_heap(s), 0) && amber_wrap_reads_need_engine())
+
+#define PUTS_LIKE(fn, call)                                                    \
+  do {                                                                         \
+    amber_wrap_check_usable(fn, s);                                            \
+    char *p = amber_wrap_strndup(s, (size_t)-1, NULL);                         \
+    if (!p) {                                                                  \
+      errno = ENOMEM;                                                          \
+      return EOF;                                                              \
+    }                                                                          \
+    int r = call;                                                              \
+    int e = errno;                                                             \
+    free(p);                                                                   \
+    errno = e;                                                                 \
+    return r;                                                                  \
+  } while (0)
+
+int puts(const char *s) {
+  if (!OUT_STR(s)) return REAL(puts)(s);
+  PUTS_LIKE("puts", REAL(puts)(p));
+}
+
+int fputs(const char *s, FILE *f) {
+  if (!OUT_STR(s)) return REAL(fputs)(s, f);
+  PUTS_LIKE("fputs", REAL(fputs)(p, f));
+}
+
+int fputs_unlocked(const char *s, FILE *f) {
+  if (!OUT_STR(s)) return REAL(fputs_unlocked)(s, f);
+  PUTS_LIKE("fputs_unlocked", REAL(fputs_unlocked)(p, f));
+}
