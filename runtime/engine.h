@@ -26,6 +26,11 @@ struct amber_engine {
   /* Optional: the engine's own statistics, appended to AMBER_STATS output:
    * `, "key": value` pairs when json, else indented text lines. */
   void (*stats)(FILE *f, int json);
+  /* Optional: is an existing heap's engine area of engine_size bytes
+   * plausible?  (Without it: it must equal area_size(data_size).)  For an
+   * engine whose area depends on options of the heap's creation; validate
+   * then checks it exactly against the area's own header. */
+  int (*area_fits)(uint64_t data_size, uint64_t engine_size);
   /* Bytes of the engine's own area for a data area of `data_size`. */
   uint64_t (*area_size)(uint64_t data_size);
   /* Initialises the engine area of a heap being created (h->data and

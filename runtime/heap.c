@@ -247,7 +247,8 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
     amber_error("heap %s uses engine %u, which this amber does not have", path, hd.engine);
     return fail(h);
   }
-  if (h->engine->area_size(hd.data_size) != hd.engine_size) {
+  if (h->engine->area_fits ? !h->engine->area_fits(hd.data_size, hd.engine_size)
+                           : h->engine->area_size(hd.data_size) != hd.engine_size) {
     amber_error("heap %s: engine area of %llu bytes does not fit engine %s; the header is inconsistent", path,
                 (unsigned long long)hd.engine_size, h->engine->name);
     return fail(h);

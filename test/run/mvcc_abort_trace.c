@@ -5,7 +5,7 @@
 // victim's region hold the values of one run, exactly one of its
 // allocations survives, and no lock is left (later writers proceed).
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.json
 #include <amber.h>
 #include <pthread.h>

@@ -3,12 +3,12 @@
 // the same total.  Run under each isolation level, mixed levels, a 16-byte
 // block size, and the default engine.
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 1 | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 2 | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 3 | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 0 | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_BLOCK=16 %run %t 2 | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %rerun %t 2 | FileCheck %s --check-prefix=AGAIN
+// RUN: env AMBER_ENGINE=mvcc %run %t 1 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t 2 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t 3 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t 0 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_BLOCK=16 %run %t 2 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %rerun %t 2 | FileCheck %s --check-prefix=AGAIN
 // RUN: %run %t 2 | FileCheck %s
 #include <amber.h>
 #include <pthread.h>

@@ -1,15 +1,15 @@
 // mvcc engine: grace periods come from the detector thread.  A forced
-// schedule (no timing): A commits 40 versions (written back at once, so
-// unlinked), then B enters a read-only transaction and stays in it; A's next
+// schedule (no timing): A commits 40 versions (written back at once with
+// AMBER_MVCC_EAGER=1, so unlinked), then B enters a read-only transaction and stays in it; A's next
 // transaction reclaims the unlinked copies, which may not be freed while B
 // runs: A asks for a grace period, the detector starts and waits for B.  B
 // leaves, and the slots are freed.  A single-threaded run never starts the
 // detector.  (How many grace periods the detector has finished when the
 // statistics are written depends on scheduling: not asserted.)
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_MVCC_TLOG=8K AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_EAGER=1 AMBER_MVCC_TLOG=8K AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.json
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_MVCC_TLOG=8K AMBER_STATS_FILE=%t1.json %run %t single | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_EAGER=1 AMBER_MVCC_TLOG=8K AMBER_STATS_FILE=%t1.json %run %t single | FileCheck %s
 // RUN: FileCheck %s --check-prefix=SINGLE < %t1.json
 #include <amber.h>
 #include <pthread.h>

@@ -6,13 +6,13 @@
 // real-time edges (linearizable), and under mixed levels (SER and LIN) too.
 // Under SI, lost updates still never happen.
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 2 > %t.ser
+// RUN: env AMBER_ENGINE=mvcc %run %t 2 > %t.ser
 // RUN: %python %S/Inputs/history_check.py < %t.ser | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 3 > %t.lin
+// RUN: env AMBER_ENGINE=mvcc %run %t 3 > %t.lin
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.lin | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 0 > %t.mix
+// RUN: env AMBER_ENGINE=mvcc %run %t 0 > %t.mix
 // RUN: %python %S/Inputs/history_check.py < %t.mix | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 1 > %t.si
+// RUN: env AMBER_ENGINE=mvcc %run %t 1 > %t.si
 // RUN: %python %S/Inputs/history_check.py --si < %t.si | FileCheck %s --check-prefix=SI
 // The checker itself catches write skew, a stale read and a lost update:
 // RUN: not %python %S/Inputs/history_check.py < %S/Inputs/history_skew.txt | FileCheck %s --check-prefix=BAD

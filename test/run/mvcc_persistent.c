@@ -5,9 +5,9 @@
 // locks conflict, the AMBER_ATOMIC transactions yield (abort and re-run),
 // and every total is still exact.
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.json
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t mixed | FileCheck %s --check-prefix=MIXED
+// RUN: env AMBER_ENGINE=mvcc %run %t mixed | FileCheck %s --check-prefix=MIXED
 #include <amber.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
 // the first and last slot's neighbours; a scan reads everything twice and
 // must see the same values both times, a zero sum, and matching generations.
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 1 | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 2 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t 1 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t 2 | FileCheck %s
 #include <amber.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 // retry, never deadlock.  A transaction larger than the whole TLog is a
 // clear error.
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_MVCC_TLOG=16K %run %t | FileCheck %s
-// RUN: not env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_MVCC_TLOG=16K %run %t big 2>&1 | FileCheck %s --check-prefix=BIG
+// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_TLOG=16K %run %t | FileCheck %s
+// RUN: not env AMBER_ENGINE=mvcc AMBER_MVCC_TLOG=16K %run %t big 2>&1 | FileCheck %s --check-prefix=BIG
 #include <amber.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -4,15 +4,15 @@
 // Under snapshot isolation the anomaly (nobody on call) happens every round;
 // under serializable and linearizable it never does.
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 1 | FileCheck %s --check-prefix=SI
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 2 | FileCheck %s --check-prefix=SER
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 3 | FileCheck %s --check-prefix=SER
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t 0 | FileCheck %s --check-prefix=SER
+// RUN: env AMBER_ENGINE=mvcc %run %t 1 | FileCheck %s --check-prefix=SI
+// RUN: env AMBER_ENGINE=mvcc %run %t 2 | FileCheck %s --check-prefix=SER
+// RUN: env AMBER_ENGINE=mvcc %run %t 3 | FileCheck %s --check-prefix=SER
+// RUN: env AMBER_ENGINE=mvcc %run %t 0 | FileCheck %s --check-prefix=SER
 // AMBER_ISOLATION sets the level of regions that name none (argument 0).
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_ISOLATION=si %run %t 0 | FileCheck %s --check-prefix=SI
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_ISOLATION=lin %run %t 0 | FileCheck %s --check-prefix=SER
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_ISOLATION=si %run %t 2 | FileCheck %s --check-prefix=SER
-// RUN: not env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_ISOLATION=rc %run %t 0 2>&1 | FileCheck %s --check-prefix=BADISO
+// RUN: env AMBER_ENGINE=mvcc AMBER_ISOLATION=si %run %t 0 | FileCheck %s --check-prefix=SI
+// RUN: env AMBER_ENGINE=mvcc AMBER_ISOLATION=lin %run %t 0 | FileCheck %s --check-prefix=SER
+// RUN: env AMBER_ENGINE=mvcc AMBER_ISOLATION=si %run %t 2 | FileCheck %s --check-prefix=SER
+// RUN: not env AMBER_ENGINE=mvcc AMBER_ISOLATION=rc %run %t 0 2>&1 | FileCheck %s --check-prefix=BADISO
 // BADISO: amber: error: AMBER_ISOLATION=rc is not an isolation level; use si, ser (the default) or lin
 #include <amber.h>
 #include <pthread.h>

@@ -1,15 +1,9 @@
-/* The MVCC engine's heap life cycle: its engine area (the block size), the
- * crash-safety gate, open, clean close, and the engine table.
- *
- * DURABILITY IS PART 2 (issue [6/7], OLog/CLog): this engine writes committed
- * versions back to the master in place when it reclaims them, so a crash can
- * lose or tear committed transactions.  Creating or opening a heap with it is
- * refused unless AMBER_MVCC_UNSAFE=1 acknowledges that, and a heap that was
- * not closed cleanly is refused (data may be torn). */
+/* The MVCC engine's heap life cycle: its engine area (geometry, master
+ * timestamps, OLog rings: plog.c), validation, recovery, open, clean close,
+ * statistics and the engine table. */
 #include <sched.h>
 #include <string.h>
 
-#include "../../crc32c.h"
 #include "../../diag.h"
 #include "../../engine.h"
 #include "../../heap.h"
@@ -18,96 +12,37 @@
 #include "../../tx.h"
 #include "mvcc.h"
 
-#define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 1u
-
-/* Engine area offset 0 (docs/format.md).  Written once at creation. */
-struct mv_area {
-  char magic[8];      /* MV_AREA_MAGIC */
-  uint32_t version;   /* MV_AREA_VERSION */
-  uint32_t block;     /* version block size in bytes: a power of two, 16..4096 */
-  uint64_t reserved[5]; /* 0; part 2 puts its log geometry here */
-  uint32_t pad;       /* 0 */
-  uint32_t crc;       /* crc32c of the bytes before this field */
-};
-
 static int block_ok(uint64_t b) { return b >= 16 && b <= 4096 && !(b & (b - 1)); }
 
-static uint64_t wanted_block(void) {
-  amber_options_load();
-  return amber_opt.block_set ? amber_opt.block : 64;
-}
+/* Geometry of a new heap, from the options. */
+static uint64_t want_block(void) { return amber_opt.block_set ? amber_opt.block : 64; }
+static uint64_t want_olog(void) { return (amber_opt.mvcc_olog + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1); }
 
 static int mv_gate(const char *path, int creating) {
   amber_options_load();
-  if (creating && !block_ok(wanted_block()))
+  if (!creating) return 0;
+  if (!block_ok(want_block()))
     return amber_error("AMBER_BLOCK=%llu for new heap %s: the mvcc block size must be a power of two between 16 and 4096 bytes",
-                       (unsigned long long)wanted_block(), path);
-  if (!amber_opt.mvcc_unsafe)
-    return amber_error("refusing to %s heap %s with engine mvcc: the mvcc engine is not crash-consistent yet (its durability, the "
-                       "OLog and CLog, is issue [6/7]); a crash or kill can lose or tear committed transactions. Set "
-                       "AMBER_MVCC_UNSAFE=1 to use it anyway (tests, benchmarks), or use AMBER_ENGINE=romulus",
-                       creating ? "create" : "open", path);
+                       (unsigned long long)want_block(), path);
+  if (amber_opt.mvcc_threads < 1 || amber_opt.mvcc_threads > 4096)
+    return amber_error("AMBER_MVCC_THREADS=%llu for new heap %s: use 1 to 4096", (unsigned long long)amber_opt.mvcc_threads, path);
+  if (want_olog() < 16 * AMBER_PAGE || want_olog() > (1ull << 32))
+    return amber_error("AMBER_MVCC_OLOG=%llu for new heap %s: use 64K to 4G", (unsigned long long)amber_opt.mvcc_olog, path);
   return 0;
 }
 
 static uint64_t mv_area_size(uint64_t data_size) {
+  amber_options_load();
+  return mv_layout(data_size, want_block(), amber_opt.mvcc_threads, want_olog(), NULL, NULL);
+}
+
+/* The area's size is fixed by its own header, not by today's options. */
+static int mv_area_fits(uint64_t data_size, uint64_t engine_size) {
   (void)data_size;
-  return AMBER_PAGE;
+  return engine_size >= AMBER_PAGE;
 }
 
-static uint32_t area_crc(const struct mv_area *a) { return amber_crc32c(0, a, offsetof(struct mv_area, crc)); }
-
-static void mv_format(struct amber_heap *h) {
-  struct mv_area *a = (struct mv_area *)h->engine_area;
-  uint64_t b = wanted_block();
-  if (!block_ok(b)) amber_fatal("AMBER_BLOCK=%llu: the mvcc block size must be a power of two between 16 and 4096 bytes", (unsigned long long)b);
-  memset(a, 0, AMBER_PAGE);
-  memcpy(a->magic, MV_AREA_MAGIC, sizeof a->magic);
-  a->version = MV_AREA_VERSION;
-  a->block = (uint32_t)b;
-  a->crc = area_crc(a);
-  h->status->engine_state = 0;
-}
-
-static int area_problem(const struct amber_heap *h) {
-  const struct mv_area *a = (const struct mv_area *)h->engine_area;
-  if (memcmp(a->magic, MV_AREA_MAGIC, sizeof a->magic) || a->version != MV_AREA_VERSION || a->crc != area_crc(a) ||
-      !block_ok(a->block))
-    return amber_error("heap %s has a corrupt mvcc engine area (file offset 0x%llx: magic, version %u, block %u or checksum); the "
-                       "file is damaged: restore it from a copy",
-                       h->path, (unsigned long long)h->hdr.engine_offset, a->version, a->block);
-  return 0;
-}
-
-static int mv_validate(struct amber_heap *h) {
-  if (area_problem(h)) return -1;
-  /* amber info / amber check open read-only and write nothing: allowed. */
-  if (!h->writable) return 0;
-  if (mv_gate(h->path, 0)) return -1;
-  if (h->status->clean != AMBER_CLEAN)
-    return amber_error("heap %s (engine mvcc) was not closed cleanly: the program using it crashed, was killed or exited inside a "
-                       "region. The mvcc engine has no crash recovery yet (issue [6/7]), so committed data may be lost or torn; "
-                       "amber refuses the heap instead of pretending. Restore it from a copy or recreate it",
-                       h->path);
-  return 0;
-}
-
-static int mv_check(struct amber_heap *h) {
-  int n = area_problem(h) ? 1 : 0;
-  if (h->status->clean != AMBER_CLEAN) {
-    amber_error("heap %s (engine mvcc) was not closed cleanly; the mvcc engine has no crash recovery yet (issue [6/7]): its data may "
-                "be torn",
-                h->path);
-    n++;
-  }
-  return n; /* amber check walks the allocator metadata itself */
-}
-
-/* Nothing to recover: validate refused a heap that was not closed cleanly. */
-static void mv_recover(struct amber_heap *h) { (void)h; }
-
-static void mv_open(struct amber_heap *h) {
+static void attach(struct amber_heap *h) {
   const struct mv_area *a = (const struct mv_area *)h->engine_area;
   mv.heap = h;
   mv.base = h->data;
@@ -115,7 +50,84 @@ static void mv_open(struct amber_heap *h) {
   mv.block = a->block;
   mv.shift = (unsigned)__builtin_ctzll(a->block);
   mv.nblocks = mv.size >> mv.shift;
+  mv.area = h->engine_area;
+  mv.mts = (uint64_t *)(mv.area + a->mts_off);
+  mv.logs_off = a->logs_off;
+  mv.olog_bytes = a->olog_bytes;
+  mv.max_threads = a->max_threads;
+}
+
+static void mv_format(struct amber_heap *h) {
+  struct mv_area *a = (struct mv_area *)h->engine_area;
+  uint64_t b = want_block();
+  if (!block_ok(b)) amber_fatal("AMBER_BLOCK=%llu: the mvcc block size must be a power of two between 16 and 4096 bytes", (unsigned long long)b);
+  memset(a, 0, AMBER_PAGE);
+  memcpy(a->magic, MV_AREA_MAGIC, sizeof a->magic);
+  a->version = MV_AREA_VERSION;
+  a->block = (uint32_t)b;
+  a->max_threads = (uint32_t)amber_opt.mvcc_threads;
+  a->olog_bytes = want_olog();
+  a->area_size = mv_layout(h->hdr.data_size, b, a->max_threads, a->olog_bytes, &a->mts_off, &a->logs_off);
+  a->crc = mv_area_crc(a);
+  /* The timestamp table is zero (the file is new); the rings start empty. */
+  attach(h);
+  mv_rings_format();
+  h->status->engine_state = 0;
+}
+
+static int area_problem(const struct amber_heap *h) {
+  const struct mv_area *a = (const struct mv_area *)h->engine_area;
+  uint64_t mo = 0, lo = 0;
+  if (memcmp(a->magic, MV_AREA_MAGIC, sizeof a->magic) || a->crc != mv_area_crc(a))
+    return amber_error("heap %s has a corrupt mvcc engine area (file offset 0x%llx: magic or checksum); the file is damaged: "
+                       "restore it from a copy",
+                       h->path, (unsigned long long)h->hdr.engine_offset);
+  if (a->version != MV_AREA_VERSION)
+    return amber_error("heap %s has mvcc engine area version %u; this amber reads version %u (docs/format.md). Open it with the "
+                       "amber that created it, or recreate it",
+                       h->path, a->version, MV_AREA_VERSION);
+  if (!block_ok(a->block) || !a->max_threads || !a->olog_bytes || a->olog_bytes % AMBER_PAGE ||
+      a->area_size != mv_layout(h->hdr.data_size, a->block, a->max_threads, a->olog_bytes, &mo, &lo) ||
+      a->mts_off != mo || a->logs_off != lo || a->area_size != h->hdr.engine_size)
+    return amber_error("heap %s: its mvcc engine area's geometry (block %u, %u rings of %llu bytes, area %llu bytes) does not "
+                       "match the file (%llu bytes); the file is damaged: restore it from a copy",
+                       h->path, a->block, a->max_threads, (unsigned long long)a->olog_bytes, (unsigned long long)a->area_size,
+                       (unsigned long long)h->hdr.engine_size);
+  return 0;
+}
+
+static int rings_problem(const struct amber_heap *h) {
+  for (uint32_t i = 0; i < mv.max_threads; i++) {
+    uint64_t p, q;
+    if (mv_ring_read_tail(i, &p, &q) < 0)
+      return amber_error("heap %s: both headers of OLog ring %u are corrupt; the file is damaged: restore it from a copy", h->path, i);
+  }
+  return 0;
+}
+
+static int mv_validate(struct amber_heap *h) {
+  if (area_problem(h)) return -1;
+  attach(h);
+  return rings_problem(h) ? -1 : 0;
+}
+
+static int mv_check(struct amber_heap *h) {
+  if (area_problem(h)) return 1;
+  attach(h);
+  return rings_problem(h) ? 1 : 0; /* amber check walks the allocator metadata itself */
+}
+
+/* Idempotent: a clean heap's rings are empty, so this applies nothing. */
+static void mv_recover(struct amber_heap *h) {
+  attach(h);
+  mv.replayed = h->status->clean == AMBER_CLEAN ? 0 : mv_recover_logs();
+  if (mv.replayed) amber_info("heap %s: recovery applied %llu OLog records", h->path, (unsigned long long)mv.replayed);
+}
+
+static void mv_open(struct amber_heap *h) {
+  attach(h);
   mv.tlog_bytes = amber_opt.mvcc_tlog;
+  mv.eager = amber_opt.mvcc_eager;
   const char *iso = amber_opt.isolation;
   if (!strcmp(iso, "ser") || !iso[0]) mv.default_mode = MV_SER;
   else if (!strcmp(iso, "si")) mv.default_mode = MV_SI;
@@ -123,12 +135,10 @@ static void mv_open(struct amber_heap *h) {
   else amber_fatal("AMBER_ISOLATION=%s is not an isolation level; use si, ser (the default) or lin", iso);
   mv.threads = NULL;
   mv.closing = 0;
+  mv.next_ring = 0;
   mv.gp_epoch = mv.gp_want = mv.gp_periods = 0;
   mv.gp_stop = 0;
   mv_shadow_open();
-  amber_warn("heap %s uses engine mvcc, which is not crash-consistent yet (issue [6/7]): a crash can lose or tear committed "
-             "transactions (acknowledged by AMBER_MVCC_UNSAFE=1)",
-             h->path);
 }
 
 static void mv_sync(void) {
@@ -159,25 +169,44 @@ static void mv_close(struct amber_heap *h) {
     struct mv_ctl *c = mv_ctl_of(b);
     if (c && __atomic_load_n(&c->head, __ATOMIC_ACQUIRE)) left++;
   }
-  if (left)
-    amber_warn("heap %s: %llu blocks of committed data could not be written back at close (a transaction was still running); they "
-               "are lost",
+  if (left) {
+    /* Their OLog records stay: the next open recovers them. */
+    amber_warn("heap %s: %llu blocks of committed data could not be written back at close (a transaction was still running); "
+               "the next open recovers them from the OLog",
                h->path, (unsigned long long)left);
+    return;
+  }
+  /* Everything is in the master: empty the rings, so the next open replays
+   * nothing. */
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
+    if (o->ohead != o->otail) mv_ring_write_tail(o->ring_id, o->ohead, o->oseq_head);
 }
 
 static void mv_stats(FILE *f, int json) {
-  uint64_t freed = 0, wb = 0, threads = 0;
+  uint64_t freed = 0, wb = 0, threads = 0, olog = 0, recycled = 0, upd = 0;
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
     freed += o->n_freed;
     wb += o->n_written_back;
+    olog += o->olog_bytes_written;
+    recycled += o->n_recycled;
     threads++;
   }
+  for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) upd += t->update_commits;
   uint64_t gp = __atomic_load_n(&mv.gp_periods, __ATOMIC_RELAXED);
   if (json)
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
                "\"grace_detector\": %d, \"mvcc_threads\": %llu",
             (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
             mv_detector_ran(), (unsigned long long)threads);
+  if (json)
+    fprintf(f, ", \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, \"olog_recycled_records\": %llu, \"replayed_txns\": %llu",
+            (unsigned long long)olog, upd ? (double)olog / (double)upd : 0.0, (unsigned long long)recycled,
+            (unsigned long long)mv.replayed);
+  else
+    fprintf(f, "  olog               %llu bytes (%.1f per update txn); records recycled %llu; replayed at open %llu\n",
+            (unsigned long long)olog, upd ? (double)olog / (double)upd : 0.0, (unsigned long long)recycled,
+            (unsigned long long)mv.replayed);
+  if (json) return;
   else
     fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
                "threads %llu\n",
@@ -191,6 +220,7 @@ const struct amber_engine amber_engine_mvcc = {
     .direct_reads = 0,
     .aborts_writers = 1,
     .gate = mv_gate,
+    .area_fits = mv_area_fits,
     .sync = mv_sync,
     .thread_fini = mv_thread_fini,
     .stats = mv_stats,

@@ -6,6 +6,8 @@
  *   shadow.c  the DRAM shadow table and the control headers' allocator
  *   tlog.c    per-thread TLog rings, reclamation, write-back
  *   detector.c  grace periods and the detector thread
+ *   plog.c    persistent state: engine area, master timestamps, OLog rings
+ *   recover.c recovery from the OLog
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
@@ -30,9 +32,10 @@ struct mv_copy {
   uint64_t cts;            /* commit timestamp; set before linking */
   struct mv_ctl *ctl;      /* the block's control header */
   struct mv_thread *owner; /* the ring it lives in (immutable) */
-  uint32_t unlinked;       /* atomic: removed from its chain (written back or superseded) */
+  uint32_t unlinked;       /* atomic: removed from its chain and, if written back, fenced */
   uint32_t pad;
-  uint64_t reserved[3];
+  uint32_t lo, hi;         /* the bytes [lo, hi) of the block this transaction stored (its OLog range) */
+  uint64_t reserved[2];
   char data[];             /* the block, at offset 64 */
 };
 #define MV_COPY_HDR 64u
@@ -89,7 +92,21 @@ struct mv_thread {
   char *slab;                   /* control-header allocator */
   size_t slab_left;
   struct mv_ctl *spare;         /* lost an install race: reuse */
+  /* OLog ring (plog.c): byte positions and record sequence numbers,
+   * monotonic; [otail, ohead) holds records not yet recycled. */
+  uint32_t ring_id;
+  uint64_t ohead, otail, oseq_head, oseq_tail;
+  /* One entry per record not yet recycled: where it ends in the ring and
+   * where its transaction's copies end in the TLog. */
+  struct mv_oq { uint64_t olog_end, seq, tlog_end; } *oq;
+  uint64_t oq_head, oq_tail;
+  /* Chains detached by this thread's write-backs, flagged unlinked only
+   * after the write-backs' fence (tlog.c). */
+  struct mv_copy **detached;
+  size_t ndetached, capdetached;
   /* Statistics (read at exit). */
+  uint64_t olog_bytes_written;
+  uint64_t n_recycled;
   uint64_t n_freed;             /* TLog slots freed after their grace period */
   uint64_t n_written_back;      /* blocks written back to the master */
 };
@@ -106,6 +123,7 @@ struct mv_global {
   uint64_t tlog_bytes;
   int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
   int closing;
+  int eager;           /* AMBER_MVCC_EAGER: write back right after each commit when possible */
   /* Grace periods (detector.c). */
   uint64_t gp_epoch;   /* grace periods completed */
   uint64_t gp_want;    /* the epoch some thread waits for */
@@ -113,8 +131,82 @@ struct mv_global {
   uint32_t gp_bell;    /* futex word the detector sleeps on */
   uint32_t gp_sleeping;
   int gp_stop;         /* the detector must end (close) */
+  /* Persistent state (plog.c). */
+  char *area;          /* the engine area */
+  uint64_t *mts;       /* master timestamps, one per block */
+  uint64_t logs_off;
+  uint64_t olog_bytes; /* ring bytes per thread */
+  uint32_t max_threads;
+  uint32_t next_ring;  /* rings handed out (atomic) */
+  uint64_t replayed;   /* records recovery applied at this open */
 };
 extern struct mv_global mv;
+
+/* Engine area, offset 0 (docs/format.md).  Written once at creation. */
+#define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
+#define MV_AREA_VERSION 2u
+struct mv_area {
+  char magic[8];        /* MV_AREA_MAGIC */
+  uint32_t version;     /* MV_AREA_VERSION */
+  uint32_t block;       /* version block size in bytes: a power of two, 16..4096 */
+  uint32_t max_threads; /* OLog rings */
+  uint32_t pad0;
+  uint64_t olog_bytes;  /* bytes of each ring (a multiple of 4096) */
+  uint64_t mts_off;     /* master timestamp table */
+  uint64_t logs_off;    /* first ring slot */
+  uint64_t area_size;   /* the whole engine area */
+  uint64_t reserved[2];
+  uint32_t pad;
+  uint32_t crc;         /* crc32c of the bytes before this field */
+};
+#define MV_RING_MAGIC 0x474e4952474f4c4full /* "OLOGRING" */
+struct mv_ring_hdr {    /* two per ring slot, at offsets 0 and 64 */
+  uint64_t magic;
+  uint64_t tail;        /* byte position of the oldest live record (monotonic) */
+  uint64_t seq;         /* its sequence number */
+  uint32_t pad;
+  uint32_t crc;
+};
+#define MV_REC_MAGIC 0x31474c4fu /* "OLG1" */
+#define MV_PAD_MAGIC 0x44415050u /* "PPAD": fills the ring's end */
+enum { MV_REC_VALUES = 1 };
+struct mv_rec {
+  uint32_t magic, len;  /* len: bytes of the record, a multiple of 8 */
+  uint64_t seq;         /* the ring's record number */
+  uint64_t cts, local;  /* commit and local timestamps */
+  uint32_t nranges;
+  uint16_t kind;        /* MV_REC_VALUES */
+  uint16_t pad;
+  uint32_t reserved;
+  uint32_t crc;         /* crc32c of the record with this field left out */
+};
+struct mv_range {       /* followed by len bytes, padded to 8 */
+  uint64_t off;         /* data-area offset */
+  uint32_t len, pad;
+};
+#define MV_OQ 4096u
+
+/* plog.c */
+uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t *mts_off, uint64_t *logs_off);
+uint32_t mv_area_crc(const struct mv_area *a);
+char *mv_ring_bytes(uint32_t i);
+int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq);
+void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq);
+void mv_rings_format(void);
+uint32_t mv_rec_crc(const struct mv_rec *r);
+/* The record at *ppos with sequence number seq, or NULL (the ring ends
+ * there); *ppos skips a ring tail too short for a record. */
+const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq);
+uint64_t mv_rec_size(struct mv_thread *m);
+/* 1: room for an n-byte record now; 0: not yet (retry later); -1: never. */
+int mv_olog_reserve(struct mv_thread *m, uint64_t n);
+void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n);
+void mv_olog_recycle(struct mv_thread *m);
+void mv_mts_set(uint64_t blk, uint64_t ts);
+void mv_mts_raise(uint64_t blk, uint64_t ts);
+
+/* recover.c: returns the number of records applied. */
+uint64_t mv_recover_logs(void);
 
 /* shadow.c */
 void mv_shadow_open(void);
@@ -134,10 +226,13 @@ void mv_reclaim(struct mv_thread *m, int all);
 /* The horizon: every running transaction's local-ts is certainly after any
  * cts certainly before it; 0 when some transaction is starting. */
 uint64_t mv_horizon(void);
-/* Writes back the newest version of c older than horizon h to the master and
- * drops it and everything older from the chain; returns 1 when the chain is
- * now empty.  Non-blocking: 0 when the block is locked. */
+/* Writes back the newest version of c older than horizon h to the master
+ * (with its timestamp) and detaches it and everything older from the chain;
+ * returns 1 when the chain is now empty, 2 when not, 0 when the block is
+ * locked (non-blocking).  The detached copies are flagged unlinked by
+ * mv_writeback_done, after the fence that makes the write-backs durable. */
 int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h);
+void mv_writeback_done(struct mv_thread *m);
 /* Writes every block's newest committed version back (outside transactions). */
 void mv_sync_all(struct mv_thread *m);
 /* Bounded backoff: pause, then sched_yield, then nanosleep. */

@@ -20,6 +20,7 @@
  * chain, and a block's chain never lacks a version some running transaction
  * may still choose. */
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -45,6 +46,18 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
     amber_fatal("mvcc: cannot map a TLog of %llu bytes for a new thread; lower AMBER_MVCC_TLOG",
                 (unsigned long long)(m->nslots * m->slot_size));
   for (uint64_t i = 0; i < m->nslots; i++) mv_slot(m, i)->owner = m;
+  m->oq = mmap(NULL, MV_OQ * sizeof *m->oq, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m->oq == MAP_FAILED) amber_fatal("mvcc: out of memory for thread state");
+  /* A thread state is never freed (a new thread reuses an ended one's), so
+   * rings are handed out once each. */
+  m->ring_id = __atomic_fetch_add(&mv.next_ring, 1, __ATOMIC_ACQ_REL);
+  if (m->ring_id >= mv.max_threads)
+    amber_fatal("more than %u threads ran transactions at once on heap %s, more than its OLog rings; create the heap with a "
+                "larger AMBER_MVCC_THREADS",
+                mv.max_threads, mv.heap->path);
+  mv_ring_read_tail(m->ring_id, &m->otail, &m->oseq_tail);
+  m->ohead = m->otail; /* open emptied every ring */
+  m->oseq_head = m->oseq_tail;
   m->rng = 0x9E3779B97F4A7C15ull * (t->index + 1);
   struct mv_thread *h = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE);
   do m->next = h;
@@ -89,7 +102,11 @@ uint64_t mv_horizon(void) {
 
 int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h) {
   uintptr_t z = 0;
-  if (!__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)m | 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return 0;
+  int mine = 0; /* the running transaction of m holds the lock: the chain is just as stable */
+  if (!__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)m | 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+    if (!z || (z & 1u) || ((struct mv_copy *)z)->owner != m) return 0;
+    mine = 1;
+  }
   /* The lock keeps writers (and other reclaimers) off the chain and the
    * master; readers never need what is dropped (see the file comment). */
   struct mv_copy **link = &c->head;
@@ -105,16 +122,38 @@ int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h) {
     amber_pm_flush(master, mv.block, AMBER_PM_DATA);
     m->n_written_back++;
     __atomic_store_n(link, NULL, __ATOMIC_RELEASE);
-    while (v) {
+    if (m->ndetached == m->capdetached) {
+      size_t cap = m->capdetached ? m->capdetached * 2 : 256;
+      struct mv_copy **d = realloc(m->detached, cap * sizeof *d);
+      if (!d) amber_fatal("mvcc: out of memory for %zu detached versions", cap);
+      m->detached = d;
+      m->capdetached = cap;
+    }
+    m->detached[m->ndetached++] = v;
+  }
+  int empty = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE) == NULL;
+  if (!mine) __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+  return empty ? 1 : 2;
+}
+
+void mv_writeback_done(struct mv_thread *m) {
+  if (!m->ndetached) return;
+  /* The write-backs' data is durable before their timestamps, and both
+   * before any copy they replace is flagged: an owner frees a flagged copy and then recycles the
+   * OLog record that held it (plog.c). */
+  amber_pm_fence(AMBER_PM_DATA);
+  /* Then the timestamps, which vouch for that data (recovery skips every
+   * record at or below a block's timestamp). */
+  for (size_t i = 0; i < m->ndetached; i++) mv_mts_raise(m->detached[i]->ctl->blk, m->detached[i]->cts);
+  amber_pm_fence(AMBER_PM_DATA);
+  for (size_t i = 0; i < m->ndetached; i++)
+    for (struct mv_copy *v = m->detached[i]; v;) {
       /* Read `older` first: once flagged, the owner may free the copy. */
       struct mv_copy *o = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
       __atomic_store_n(&v->unlinked, 1, __ATOMIC_RELEASE);
       v = o;
     }
-  }
-  int empty = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE) == NULL;
-  __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
-  return empty ? 1 : 2;
+  m->ndetached = 0;
 }
 
 void mv_reclaim(struct mv_thread *m, int all) {
@@ -126,24 +165,24 @@ void mv_reclaim(struct mv_thread *m, int all) {
   }
   uint64_t limit = m->in_tx ? m->txstart : m->head;
   uint64_t pos = m->tail, h = 0;
-  int have_h = 0, wrote = 0;
-  while (pos < limit) {
-    struct mv_copy *x = mv_slot(m, pos);
-    if (!__atomic_load_n(&x->unlinked, __ATOMIC_ACQUIRE)) {
-      /* Best effort stops at the first copy that needs a write-back, so
-       * that later updates of its block can still coalesce in DRAM. */
-      if (!all) break;
+  int have_h = 0;
+  if (all) {
+    /* Write back what can be written back now, then flag it (one fence). */
+    for (uint64_t p = m->tail; p < limit; p++) {
+      struct mv_copy *x = mv_slot(m, p);
+      if (__atomic_load_n(&x->unlinked, __ATOMIC_ACQUIRE)) continue;
       if (!have_h) {
         h = mv_horizon();
         have_h = 1;
       }
       if (!(amber_ordo_cmp_time(h, x->cts) > 0)) break;
-      if (mv_writeback_block(m, x->ctl, h)) wrote = 1;
-      if (!__atomic_load_n(&x->unlinked, __ATOMIC_ACQUIRE)) break; /* the block is locked: later */
+      mv_writeback_block(m, x->ctl, h);
     }
-    pos++;
+    mv_writeback_done(m);
   }
-  if (wrote) amber_pm_fence(AMBER_PM_DATA);
+  /* Best effort (not all) frees only what others' write-backs unlinked,
+   * so later updates of a block can still coalesce in DRAM. */
+  while (pos < limit && __atomic_load_n(&mv_slot(m, pos)->unlinked, __ATOMIC_ACQUIRE)) pos++;
   if (pos == m->tail) return;
   m->gp_ticket = mv_gp_ticket(m);
   m->gp_upto = pos;
@@ -176,15 +215,13 @@ void mv_sync_all(struct mv_thread *m) {
       sched_yield();
       continue;
     }
-    uint64_t left = 0, wrote = 0;
+    uint64_t left = 0;
     for (uint64_t b = 0; b < mv.nblocks; b++) {
       struct mv_ctl *c = mv_ctl_of(b);
       if (!c || !__atomic_load_n(&c->head, __ATOMIC_ACQUIRE)) continue;
-      int r = mv_writeback_block(m, c, h);
-      if (r) wrote++;
-      if (r != 1) left++;
+      if (mv_writeback_block(m, c, h) != 1) left++;
     }
-    if (wrote) amber_pm_fence(AMBER_PM_DATA);
+    mv_writeback_done(m);
     if (!left) return;
   }
 }

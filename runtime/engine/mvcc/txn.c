@@ -212,6 +212,8 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
       x->older = NULL;
       x->cts = 0;
       x->unlinked = 0;
+      x->lo = (uint32_t)mv.block;
+      x->hi = 0;
       lock_block(t, m, c, x);
       /* Locked: the chain holds committed versions only and cannot change. */
       struct mv_copy *h = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
@@ -229,6 +231,8 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
       memcpy(x->data, h ? h->data : mv.base + (blk << mv.shift), mv.block);
     }
     memcpy(x->data + in, s, k);
+    if (in < x->lo) x->lo = (uint32_t)in;
+    if (in + k > x->hi) x->hi = (uint32_t)(in + k);
     p += k;
     s += k;
     n -= k;
@@ -284,7 +288,7 @@ static void eager_writeback(struct mv_thread *m, uint64_t first, uint64_t cts) {
   uint64_t h = mv_horizon();
   if (!(amber_ordo_cmp_time(h, cts) > 0)) return;
   for (uint64_t pos = first; pos < m->head; pos++) mv_writeback_block(m, mv_slot(m, pos)->ctl, h);
-  amber_pm_fence(AMBER_PM_DATA);
+  mv_writeback_done(m);
 }
 
 void mv_commit(struct amber_thread *t) {
@@ -294,6 +298,20 @@ void mv_commit(struct amber_thread *t) {
     end_tx(m);
     m->retries = 0;
     return;
+  }
+  /* Room in the OLog for this transaction's record, before anything is
+   * published (its blocks stay locked meanwhile). */
+  uint64_t rec = mv_rec_size(m);
+  for (;;) {
+    int r = mv_olog_reserve(m, rec);
+    if (r > 0) break;
+    if (r < 0)
+      amber_fatal("region %s writes a %llu-byte OLog record, more than its thread's OLog ring holds; raise AMBER_MVCC_OLOG for "
+                  "new heaps (this heap's rings hold %llu bytes)",
+                  t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)rec,
+                  (unsigned long long)mv.olog_bytes);
+    if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
+    mv_backoff(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on */
   }
   uint64_t w = __atomic_load_n(&m->cell, __ATOMIC_ACQUIRE);
   if (MV_STATE(w) != MV_ACTIVE ||
@@ -306,6 +324,8 @@ void mv_commit(struct amber_thread *t) {
   }
   uint64_t cts = amber_ordo_new_time(mx);
   if ((m->mode == MV_SER || m->mode == MV_LIN) && !validate(m, cts)) mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+  /* Durable before visible: one record, one fence. */
+  mv_olog_append(m, cts, rec);
   /* Link every copy with its final cts, then leave COMMITTING: a reader that
    * met one of our locks while COMMITTING waited, and now sees all of them. */
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
@@ -320,7 +340,7 @@ void mv_commit(struct amber_thread *t) {
   uint64_t first = m->txstart;
   end_tx(m);
   m->retries = 0;
-  eager_writeback(m, first, cts);
+  if (mv.eager) eager_writeback(m, first, cts);
 }
 
 void mv_abort(struct amber_thread *t) {

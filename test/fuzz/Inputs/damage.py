@@ -222,7 +222,7 @@ def header_edit(fields, reseal):
 
 
 if "versions" in only:
-    edits = [("version %d" % v, {1: v}) for v in (0, 1, 3, 4, 0xFFFF, 0xFFFFFFFF)]
+    edits = [("version %d" % v, {1: v}) for v in (0, 1, 2, 4, 0xFFFF, 0xFFFFFFFF)]
     edits += [("engine %d" % v, {2: v}) for v in (0, 2, 3, 99)]
     edits += [("features 0x%x" % v, {3: v}) for v in (1, 1 << 63)]
     edits += [("page size %d" % v, {12: v}) for v in (0, 8192)]

@@ -1,0 +1,233 @@
+/* The mvcc engine's persistent state (issue [6/7], value mode): the engine
+ * area's header, the master timestamp table and the per-thread OLog rings
+ * (docs/format.md, docs/engines/mvcc.md).
+ *
+ *   [0, 4096)            struct mv_area
+ *   [mts_off, ...)       one u64 per block: the commit timestamp of the
+ *                        version the master (data area) holds; 0 = older
+ *                        than every logged version
+ *   [logs_off, ...)      max_threads slots of 4096 + olog_bytes: two ring
+ *                        headers (alternating), then the ring of records
+ *
+ * Invariant: for every block, the newest version among the master (at its
+ * timestamp) and the OLog records still in the rings is the newest
+ * acknowledged commit's; every record newer than the master's timestamp of a
+ * block it wrote is still in its ring.  A record is recycled only once every
+ * block it wrote has been written back (with its timestamp) and fenced. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../crc32c.h"
+#include "../../diag.h"
+#include "../../heap.h"
+#include "../../options.h"
+#include "../../pm.h"
+#include "mvcc.h"
+
+static uint64_t page_up(uint64_t x) { return (x + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1); }
+
+uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t *mts_off, uint64_t *logs_off) {
+  uint64_t m = AMBER_PAGE;
+  uint64_t l = page_up(m + (data_size / block) * 8);
+  if (mts_off) *mts_off = m;
+  if (logs_off) *logs_off = l;
+  return l + threads * (AMBER_PAGE + olog);
+}
+
+uint32_t mv_area_crc(const struct mv_area *a) { return amber_crc32c(0, a, offsetof(struct mv_area, crc)); }
+
+/* ---- ring headers ---------------------------------------------------- */
+
+static uint32_t hdr_crc(const struct mv_ring_hdr *r) { return amber_crc32c(0, r, offsetof(struct mv_ring_hdr, crc)); }
+
+static char *slot_base(uint32_t i) { return mv.area + mv.logs_off + (uint64_t)i * (AMBER_PAGE + mv.olog_bytes); }
+static struct mv_ring_hdr *ring_hdr(uint32_t i, int which) { return (struct mv_ring_hdr *)(slot_base(i) + which * 64); }
+char *mv_ring_bytes(uint32_t i) { return slot_base(i) + AMBER_PAGE; }
+
+/* The ring's durable tail: the valid header with the larger position. */
+int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq) {
+  int best = -1;
+  for (int w = 0; w < 2; w++) {
+    const struct mv_ring_hdr *r = ring_hdr(i, w);
+    if (r->crc != hdr_crc(r) || r->magic != MV_RING_MAGIC) continue;
+    if (best < 0 || r->tail > ring_hdr(i, best)->tail) best = w;
+  }
+  if (best < 0) return -1;
+  *pos = ring_hdr(i, best)->tail;
+  *seq = ring_hdr(i, best)->seq;
+  return best;
+}
+
+static void put_hdr(struct mv_ring_hdr *r, uint64_t pos, uint64_t seq) {
+  struct mv_ring_hdr n;
+  memset(&n, 0, sizeof n);
+  n.magic = MV_RING_MAGIC;
+  n.tail = pos;
+  n.seq = seq;
+  n.crc = hdr_crc(&n);
+  memcpy(r, &n, sizeof n);
+  amber_pm_wrote(r, sizeof n);
+  amber_pm_flush(r, sizeof n, AMBER_PM_LOG);
+}
+
+/* A new heap's rings: both headers of every ring empty, one fence. */
+void mv_rings_format(void) {
+  for (uint32_t i = 0; i < mv.max_threads; i++) {
+    put_hdr(ring_hdr(i, 0), 0, 1);
+    put_hdr(ring_hdr(i, 1), 0, 1);
+  }
+  amber_pm_fence(AMBER_PM_LOG);
+}
+
+/* Persists a new tail, overwriting the older header (the other stays valid
+ * if this write tears).  One flush, one fence (category log). */
+void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq) {
+  uint64_t p0, s0;
+  int cur = mv_ring_read_tail(i, &p0, &s0);
+  put_hdr(ring_hdr(i, cur == 0 ? 1 : 0), pos, seq);
+  amber_pm_fence(AMBER_PM_LOG);
+}
+
+/* ---- records --------------------------------------------------------- */
+
+uint32_t mv_rec_crc(const struct mv_rec *r) {
+  uint32_t c = amber_crc32c(0, r, offsetof(struct mv_rec, crc));
+  return amber_crc32c(c, (const char *)r + sizeof *r, r->len - sizeof *r);
+}
+
+const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq) {
+  uint64_t off = *ppos % mv.olog_bytes;
+  if (mv.olog_bytes - off < sizeof(struct mv_rec)) { /* a tail too short for a record: the next lap */
+    *ppos += mv.olog_bytes - off;
+    off = 0;
+  }
+  const struct mv_rec *r = (const struct mv_rec *)(mv_ring_bytes(ring) + off);
+  if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq != seq || r->len < sizeof *r || r->len % 8 ||
+      r->len > mv.olog_bytes - off)
+    return NULL;
+  if (r->crc != mv_rec_crc(r)) return NULL; /* torn: the end of the ring */
+  return r;
+}
+
+uint64_t mv_rec_size(struct mv_thread *m) {
+  uint64_t n = sizeof(struct mv_rec);
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
+    const struct mv_copy *x = mv_slot(m, pos);
+    if (x->hi > x->lo) n += sizeof(struct mv_range) + ((x->hi - x->lo + 7u) & ~7u);
+  }
+  return n;
+}
+
+/* Room for a record of n bytes at the head (with a pad record if it would
+ * cross the ring's end). */
+static int room(struct mv_thread *m, uint64_t n) {
+  uint64_t off = m->ohead % mv.olog_bytes, need = n;
+  if (mv.olog_bytes - off < n) need += mv.olog_bytes - off;
+  return mv.olog_bytes - (m->ohead - m->otail) >= need;
+}
+
+/* Recycles the records whose blocks have all been written back and fenced:
+ * those whose TLog copies are freed (a copy is freed only after it was
+ * unlinked, and unlinked only after its write-back was fenced). */
+void mv_olog_recycle(struct mv_thread *m) {
+  uint64_t t = m->otail, s = m->oseq_tail;
+  while (m->oq_head != m->oq_tail) {
+    struct mv_oq *q = &m->oq[m->oq_tail % MV_OQ];
+    if (q->tlog_end > m->tail) break;
+    t = q->olog_end;
+    s = q->seq + 1;
+    m->oq_tail++;
+  }
+  if (t == m->otail) return;
+  mv_ring_write_tail(m->ring_id, t, s);
+  m->n_recycled += s - m->oseq_tail;
+  m->otail = t;
+  m->oseq_tail = s;
+}
+
+int mv_olog_reserve(struct mv_thread *m, uint64_t n) {
+  if (n + sizeof(struct mv_rec) > mv.olog_bytes) return -1;
+  if (m->oq_head - m->oq_tail >= MV_OQ - 1 || !room(m, n)) {
+    mv_olog_recycle(m);
+    if (m->oq_head - m->oq_tail >= MV_OQ - 1 || !room(m, n)) {
+      mv_reclaim(m, 1);
+      mv_olog_recycle(m);
+    }
+  }
+  return m->oq_head - m->oq_tail < MV_OQ - 1 && room(m, n) ? 1 : 0;
+}
+
+static void put(struct mv_thread *m, struct mv_rec *r, uint64_t seq) {
+  r->seq = seq;
+  r->crc = mv_rec_crc(r);
+  amber_pm_wrote(r, r->len);
+  amber_pm_flush(r, r->len, AMBER_PM_LOG);
+  m->olog_bytes_written += r->len;
+}
+
+/* Appends the running transaction's record (value mode: every byte range it
+ * wrote, per block) and makes it durable with one fence.  The caller
+ * reserved the room. */
+void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
+  uint64_t off = m->ohead % mv.olog_bytes;
+  if (mv.olog_bytes - off < n) { /* pad to the ring's end */
+    uint64_t rest = mv.olog_bytes - off;
+    if (rest >= sizeof(struct mv_rec)) {
+      struct mv_rec *p = (struct mv_rec *)(mv_ring_bytes(m->ring_id) + off);
+      memset(p, 0, sizeof *p);
+      p->magic = MV_PAD_MAGIC;
+      p->len = (uint32_t)rest;
+      put(m, p, m->oseq_head++);
+    } /* else too short for a header: readers skip it (mv_rec_at) */
+    m->ohead += rest;
+    off = 0;
+  }
+  struct mv_rec *r = (struct mv_rec *)(mv_ring_bytes(m->ring_id) + off);
+  r->magic = MV_REC_MAGIC;
+  r->len = (uint32_t)n;
+  r->cts = cts;
+  r->local = m->local;
+  r->nranges = 0;
+  r->kind = MV_REC_VALUES;
+  char *w = (char *)r + sizeof *r;
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
+    const struct mv_copy *x = mv_slot(m, pos);
+    if (x->hi <= x->lo) continue;
+    struct mv_range *g = (struct mv_range *)w;
+    g->off = (x->ctl->blk << mv.shift) + x->lo;
+    g->len = x->hi - x->lo;
+    g->pad = 0;
+    memcpy(w + sizeof *g, x->data + x->lo, g->len);
+    uint32_t padded = (g->len + 7u) & ~7u;
+    memset(w + sizeof *g + g->len, 0, padded - g->len);
+    w += sizeof *g + padded;
+    r->nranges++;
+  }
+  uint64_t seq = m->oseq_head++;
+  put(m, r, seq);
+  m->ohead += n;
+  amber_pm_fence(AMBER_PM_LOG);
+  struct mv_oq *q = &m->oq[m->oq_head++ % MV_OQ];
+  q->olog_end = m->ohead;
+  q->seq = seq;
+  q->tlog_end = m->head;
+}
+
+/* ---- the master's timestamps ----------------------------------------- */
+
+void mv_mts_set(uint64_t blk, uint64_t ts) {
+  uint64_t *p = mv.mts + blk;
+  *p = ts;
+  amber_pm_wrote(p, sizeof *p);
+  amber_pm_flush(p, sizeof *p, AMBER_PM_DATA);
+}
+
+/* Invariant: a block's timestamp only grows (two write-backs of one block
+ * may reach this point in either order). */
+void mv_mts_raise(uint64_t blk, uint64_t ts) {
+  uint64_t *p = mv.mts + blk, cur = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+  while (cur < ts && !__atomic_compare_exchange_n(p, &cur, ts, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  }
+  amber_pm_wrote(p, sizeof *p);
+  amber_pm_flush(p, sizeof *p, AMBER_PM_DATA);
+}
