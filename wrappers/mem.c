@@ -22,17 +22,6 @@ __attribute__((constructor(102))) static void resolve_mem(void) {
   (void)TRY_REAL(__memcpy_chk), (void)TRY_REAL(__memmove_chk), (void)TRY_REAL(__memset_chk);
 }
 
-/* While dlsym runs on this thread: byte loops the compiler cannot turn back
- * into calls to the functions they stand in for. */
-static void *plain_move(void *dst, const void *src, size_t n) {
-  volatile unsigned char *d = dst;
-  const volatile unsigned char *s = src;
-  if (d < s)
-    for (size_t i = 0; i < n; i++) d[i] = s[i];
-  else
-    for (size_t i = n; i-- > 0;) d[i] = s[i];
-  return dst;
-}
 
 static void *plain_set(void *dst, int c, size_t n) {
   volatile unsigned char *d = dst;
@@ -124,7 +113,7 @@ static void chr_fn(void *arg) {
 void *memcpy(void *dst, const void *src, size_t n) {
   if (!TOUCH2(dst, src, n)) {
     __typeof__(memcpy) *f = TRY_REAL(memcpy);
-    return f ? f(dst, src, n) : plain_move(dst, src, n);
+    return f ? f(dst, src, n) : amber_wrap_plain_move(dst, src, n);
   }
   return heap_move("memcpy", dst, src, n);
 }
@@ -132,7 +121,7 @@ void *memcpy(void *dst, const void *src, size_t n) {
 void *memmove(void *dst, const void *src, size_t n) {
   if (!TOUCH2(dst, src, n)) {
     __typeof__(memmove) *f = TRY_REAL(memmove);
-    return f ? f(dst, src, n) : plain_move(dst, src, n);
+    return f ? f(dst, src, n) : amber_wrap_plain_move(dst, src, n);
   }
   return heap_move("memmove", dst, src, n);
 }

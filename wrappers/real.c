@@ -39,8 +39,9 @@
   }
 
 /* While dlsym runs on this thread (TRY_REAL is NULL): byte loops the
- * compiler cannot turn back into calls. */
-static void *plain_move(void *dst, const void *src, size_t n) {
+ * compiler cannot turn back into calls (memmove semantics; mem.c uses it
+ * too). */
+void *amber_wrap_plain_move(void *dst, const void *src, size_t n) {
   volatile unsigned char *d = dst;
   const volatile unsigned char *s = src;
   if (d < s)
@@ -61,12 +62,12 @@ HIDDEN size_t __wrap_strlen(const char *s);
 
 HIDDEN void *__wrap_memcpy(void *d, const void *s, size_t n) {
   __typeof__(memcpy) *f = TRY_REAL(memcpy);
-  return f ? f(d, s, n) : plain_move(d, s, n);
+  return f ? f(d, s, n) : amber_wrap_plain_move(d, s, n);
 }
 
 HIDDEN void *__wrap_memmove(void *d, const void *s, size_t n) {
   __typeof__(memmove) *f = TRY_REAL(memmove);
-  return f ? f(d, s, n) : plain_move(d, s, n);
+  return f ? f(d, s, n) : amber_wrap_plain_move(d, s, n);
 }
 
 HIDDEN void *__wrap_memset(void *d, int c, size_t n) {

@@ -149,4 +149,8 @@ void amber_wrap_signals_forked(void);
  * heap: prints the error and returns 1; else 0. */
 int amber_wrap_fork_fault(int sig, void *addr);
 
+/* memmove as byte loops, for while the real functions are being resolved
+ * (real.c). */
+void *amber_wrap_plain_move(void *dst, const void *src, size_t n);
+
 #endif
