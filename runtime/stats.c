@@ -13,7 +13,7 @@
 #include "tx.h"
 
 struct totals {
-  uint64_t update, readonly, aborts[AMBER_ABORT_NREASONS], stored;
+  uint64_t update, readonly, aborts[AMBER_ABORT_NREASONS], stored, ro_fences, ro_flushes;
   struct amber_pm_counters pm;
 };
 
@@ -24,6 +24,8 @@ static void sum(struct totals *s) {
     s->readonly += t->readonly_commits;
     for (int i = 0; i < AMBER_ABORT_NREASONS; i++) s->aborts[i] += t->aborts[i];
     s->stored += t->stored_bytes;
+    s->ro_fences += t->readonly_fences;
+    s->ro_flushes += t->readonly_flushes;
   }
   amber_pm_counters_sum(&s->pm);
 }
@@ -87,6 +89,8 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)fl, (unsigned long long)fe, per(fl, s.update), per(fe, s.update),
             (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored),
             (unsigned long long)wns, (unsigned long long)fns, (unsigned long long)delay);
+    fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
+            per(s.ro_flushes, s.readonly));
     fprintf(f, ", \"aborts_conflict\": %llu, \"aborts_validation\": %llu, \"aborts_future\": %llu, \"aborts_capacity\": %llu",
             (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
             (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY]);
@@ -108,7 +112,8 @@ void amber_stats_write(FILE *f, int json) {
           (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
           (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY]);
   fprintf(f, "  flushes            %llu (%.2f per update txn)\n", (unsigned long long)fl, per(fl, s.update));
-  fprintf(f, "  fences             %llu (%.2f per update txn)\n", (unsigned long long)fe, per(fe, s.update));
+  fprintf(f, "  fences             %llu (%.2f per update txn; read-only txns issued %llu, %.2f each)\n", (unsigned long long)fe,
+          per(fe, s.update), (unsigned long long)s.ro_fences, per(s.ro_fences, s.readonly));
   for (int i = 0; i < AMBER_PM_NCAT; i++)
     fprintf(f, "    %-12s     flushes %llu, fences %llu\n", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
             (unsigned long long)s.pm.fences[i]);

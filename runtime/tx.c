@@ -163,10 +163,26 @@ static inline int wants_writer(const struct __amber_region_desc *d) {
          (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & HINT_WRITER);
 }
 
+/* This thread's fences and flushes so far (every category). */
+static void pm_mark(uint64_t m[2]) {
+  const struct amber_pm_counters *c = amber_pm_counters();
+  m[0] = m[1] = 0;
+  for (int i = 0; i < AMBER_PM_NCAT; i++) {
+    m[0] += c->fences[i];
+    m[1] += c->flushes[i];
+  }
+}
+
 static void finish(struct amber_thread *t) {
   amber_eng->commit(t);
   if (t->wrote) t->update_commits++;
-  else t->readonly_commits++;
+  else {
+    t->readonly_commits++;
+    uint64_t now[2];
+    pm_mark(now);
+    t->readonly_fences += now[0] - t->pm_mark[0];
+    t->readonly_flushes += now[1] - t->pm_mark[1];
+  }
   amber_alloc_commit(t);
   t->nundo = 0;
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
@@ -186,6 +202,7 @@ static void run_outermost(struct amber_thread *t, struct __amber_region_desc *de
   t->kind = desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */;
   t->writer = writer;
   t->run_sp = (uintptr_t)__builtin_frame_address(0);
+  pm_mark(t->pm_mark);
   sigsetjmp(t->restart, 0);
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;

@@ -59,6 +59,8 @@ struct amber_thread {
   void *engine_data; /* the engine's per-thread state */
   /* Statistics. */
   uint64_t update_commits, readonly_commits, aborts[AMBER_ABORT_NREASONS];
+  uint64_t readonly_fences, readonly_flushes; /* issued by read-only regions, retries included */
+  uint64_t pm_mark[2];                        /* fences, flushes of this thread when its region began */
   uint64_t stored_bytes; /* bytes the program stored to the heap in regions */
   struct amber_thread *next_thread;
 };
