@@ -111,11 +111,8 @@ static int mv_validate(struct amber_heap *h) {
   return rings_problem(h) ? -1 : 0;
 }
 
-static int mv_check(struct amber_heap *h) {
-  if (area_problem(h)) return 1;
-  attach(h);
-  return rings_problem(h) ? 1 : 0; /* amber check walks the allocator metadata itself */
-}
+/* amber check walks the allocator metadata itself. */
+static int mv_check(struct amber_heap *h) { return mv_validate(h) ? 1 : 0; }
 
 /* Idempotent: a clean heap's rings are empty, so this applies nothing. */
 static void mv_recover(struct amber_heap *h) {
@@ -193,25 +190,22 @@ static void mv_stats(FILE *f, int json) {
   }
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) upd += t->update_commits;
   uint64_t gp = __atomic_load_n(&mv.gp_periods, __ATOMIC_RELAXED);
-  if (json)
+  double per_upd = upd ? (double)olog / (double)upd : 0.0;
+  if (json) {
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
-               "\"grace_detector\": %d, \"mvcc_threads\": %llu",
+               "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
+               "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu",
             (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
-            mv_detector_ran(), (unsigned long long)threads);
-  if (json)
-    fprintf(f, ", \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, \"olog_recycled_records\": %llu, \"replayed_txns\": %llu",
-            (unsigned long long)olog, upd ? (double)olog / (double)upd : 0.0, (unsigned long long)recycled,
+            mv_detector_ran(), (unsigned long long)threads, (unsigned long long)olog, per_upd, (unsigned long long)recycled,
             (unsigned long long)mv.replayed);
-  else
-    fprintf(f, "  olog               %llu bytes (%.1f per update txn); records recycled %llu; replayed at open %llu\n",
-            (unsigned long long)olog, upd ? (double)olog / (double)upd : 0.0, (unsigned long long)recycled,
-            (unsigned long long)mv.replayed);
-  if (json) return;
-  else
-    fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
-               "threads %llu\n",
-            (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
-            (unsigned long long)threads);
+    return;
+  }
+  fprintf(f, "  olog               %llu bytes (%.1f per update txn); records recycled %llu; replayed at open %llu\n",
+          (unsigned long long)olog, per_upd, (unsigned long long)recycled, (unsigned long long)mv.replayed);
+  fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
+             "threads %llu\n",
+          (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
+          (unsigned long long)threads);
 }
 
 const struct amber_engine amber_engine_mvcc = {

@@ -47,8 +47,6 @@ struct mv_ctl {
   uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a reclaimer writes back */
   uint64_t rts;         /* largest commit ts of a SER/LIN transaction that validated a
                            read of this block while an active writer held it */
-  struct mv_copy *ckpt; /* part 2 (issue [6/7]): latest checkpoint copy; always NULL here */
-  uint64_t ckpt_ts;     /* part 2: its timestamp; always 0 here */
   uint64_t blk;         /* block index */
 };
 
@@ -202,7 +200,6 @@ uint64_t mv_rec_size(struct mv_thread *m);
 int mv_olog_reserve(struct mv_thread *m, uint64_t n);
 void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n);
 void mv_olog_recycle(struct mv_thread *m);
-void mv_mts_set(uint64_t blk, uint64_t ts);
 void mv_mts_raise(uint64_t blk, uint64_t ts);
 
 /* recover.c: returns the number of records applied. */

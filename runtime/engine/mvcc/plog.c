@@ -215,13 +215,6 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
 
 /* ---- the master's timestamps ----------------------------------------- */
 
-void mv_mts_set(uint64_t blk, uint64_t ts) {
-  uint64_t *p = mv.mts + blk;
-  *p = ts;
-  amber_pm_wrote(p, sizeof *p);
-  amber_pm_flush(p, sizeof *p, AMBER_PM_DATA);
-}
-
 /* Invariant: a block's timestamp only grows (two write-backs of one block
  * may reach this point in either order). */
 void mv_mts_raise(uint64_t blk, uint64_t ts) {

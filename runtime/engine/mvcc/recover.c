@@ -112,7 +112,7 @@ uint64_t mv_recover_logs(void) {
   /* Phase B: records were applied in timestamp order, so the last entry of
    * a block holds its newest timestamp. */
   for (size_t k = 0; k < ntb; k++)
-    if (tb[k].ts > mv.mts[tb[k].blk]) mv_mts_set(tb[k].blk, tb[k].ts);
+    mv_mts_raise(tb[k].blk, tb[k].ts);
   if (ntb) amber_pm_fence(AMBER_PM_DATA);
   /* Phase C. */
   for (uint32_t i = 0; i < mv.max_threads; i++) {
