@@ -52,21 +52,13 @@ StringRef libcWriterReplacement(StringRef Name) {
 
 StringRef libcOutsideReplacement(StringRef Name, bool &Writes) {
   Writes = !libcWriterReplacement(Name).empty();
-  if (Writes)
-    return libcWriterReplacement(Name);
-  // The readers: the wrappers read persistent bytes through the engine.
-  return StringSwitch<StringRef>(Name)
-      .Case("memcmp", "__amber_memcmp")
-      .Case("memchr", "__amber_memchr")
-      .Case("strlen", "__amber_strlen")
-      .Case("strnlen", "__amber_strnlen")
-      .Case("strcmp", "__amber_strcmp")
-      .Case("strncmp", "__amber_strncmp")
-      .Case("strchr", "__amber_strchr")
-      .Case("strrchr", "__amber_strrchr")
-      .Case("strdup", "__amber_strdup")
-      .Case("strndup", "__amber_strndup")
-      .Default("");
+  // Every wrapper but the allocator's: writers run as their own transaction,
+  // readers read persistent bytes through the engine.  Outside regions
+  // malloc stays volatile, and free/realloc of a persistent pointer are
+  // interposed at run time (wrappers/free.c).
+  if (Name == "malloc" || Name == "calloc" || Name == "realloc" || Name == "free")
+    return "";
+  return libcReplacement(Name);
 }
 
 // Functions with outside effects (I/O, ending the process) that write no
