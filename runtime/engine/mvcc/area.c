@@ -17,6 +17,7 @@ static int block_ok(uint64_t b) { return b >= 16 && b <= 4096 && !(b & (b - 1));
 /* Geometry of a new heap, from the options. */
 static uint64_t want_block(void) { return amber_opt.block_set ? amber_opt.block : 64; }
 static uint64_t want_olog(void) { return (amber_opt.mvcc_olog + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1); }
+static uint64_t want_clog(void) { return (amber_opt.mvcc_clog + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1); }
 
 static int mv_gate(const char *path, int creating) {
   amber_options_load();
@@ -28,12 +29,14 @@ static int mv_gate(const char *path, int creating) {
     return amber_error("AMBER_MVCC_THREADS=%llu for new heap %s: use 1 to 4096", (unsigned long long)amber_opt.mvcc_threads, path);
   if (want_olog() < 16 * AMBER_PAGE || want_olog() > (1ull << 32))
     return amber_error("AMBER_MVCC_OLOG=%llu for new heap %s: use 64K to 4G", (unsigned long long)amber_opt.mvcc_olog, path);
+  if (want_clog() < 16 * AMBER_PAGE || want_clog() > (1ull << 36))
+    return amber_error("AMBER_MVCC_CLOG=%llu for new heap %s: use 64K to 64G", (unsigned long long)amber_opt.mvcc_clog, path);
   return 0;
 }
 
 static uint64_t mv_area_size(uint64_t data_size) {
   amber_options_load();
-  return mv_layout(data_size, want_block(), amber_opt.mvcc_threads, want_olog(), NULL, NULL);
+  return mv_layout(data_size, want_block(), amber_opt.mvcc_threads, want_olog(), want_clog(), NULL, NULL, NULL);
 }
 
 /* The area's size is fixed by its own header, not by today's options. */
@@ -55,6 +58,7 @@ static void attach(struct amber_heap *h) {
   mv.logs_off = a->logs_off;
   mv.olog_bytes = a->olog_bytes;
   mv.max_threads = a->max_threads;
+  mv_clog_attach();
 }
 
 static void mv_format(struct amber_heap *h) {
@@ -67,17 +71,19 @@ static void mv_format(struct amber_heap *h) {
   a->block = (uint32_t)b;
   a->max_threads = (uint32_t)amber_opt.mvcc_threads;
   a->olog_bytes = want_olog();
-  a->area_size = mv_layout(h->hdr.data_size, b, a->max_threads, a->olog_bytes, &a->mts_off, &a->logs_off);
+  a->clog_bytes = want_clog();
+  a->area_size = mv_layout(h->hdr.data_size, b, a->max_threads, a->olog_bytes, a->clog_bytes, &a->mts_off, &a->logs_off, &a->clog_off);
   a->crc = mv_area_crc(a);
   /* The timestamp table is zero (the file is new); the rings start empty. */
   attach(h);
   mv_rings_format();
+  mv_clog_format();
   h->status->engine_state = 0;
 }
 
 static int area_problem(const struct amber_heap *h) {
   const struct mv_area *a = (const struct mv_area *)h->engine_area;
-  uint64_t mo = 0, lo = 0;
+  uint64_t mo = 0, lo = 0, co = 0;
   if (memcmp(a->magic, MV_AREA_MAGIC, sizeof a->magic) || a->crc != mv_area_crc(a))
     return amber_error("heap %s has a corrupt mvcc engine area (file offset 0x%llx: magic or checksum); the file is damaged: "
                        "restore it from a copy",
@@ -86,13 +92,14 @@ static int area_problem(const struct amber_heap *h) {
     return amber_error("heap %s has mvcc engine area version %u; this amber reads version %u (docs/format.md). Open it with the "
                        "amber that created it, or recreate it",
                        h->path, a->version, MV_AREA_VERSION);
-  if (!block_ok(a->block) || !a->max_threads || !a->olog_bytes || a->olog_bytes % AMBER_PAGE ||
-      a->area_size != mv_layout(h->hdr.data_size, a->block, a->max_threads, a->olog_bytes, &mo, &lo) ||
-      a->mts_off != mo || a->logs_off != lo || a->area_size != h->hdr.engine_size)
-    return amber_error("heap %s: its mvcc engine area's geometry (block %u, %u rings of %llu bytes, area %llu bytes) does not "
-                       "match the file (%llu bytes); the file is damaged: restore it from a copy",
-                       h->path, a->block, a->max_threads, (unsigned long long)a->olog_bytes, (unsigned long long)a->area_size,
-                       (unsigned long long)h->hdr.engine_size);
+  if (!block_ok(a->block) || !a->max_threads || !a->olog_bytes || a->olog_bytes % AMBER_PAGE || !a->clog_bytes ||
+      a->clog_bytes % AMBER_PAGE || a->clog_bytes < (uint64_t)a->block + 64 ||
+      a->area_size != mv_layout(h->hdr.data_size, a->block, a->max_threads, a->olog_bytes, a->clog_bytes, &mo, &lo, &co) ||
+      a->mts_off != mo || a->logs_off != lo || a->clog_off != co || a->area_size != h->hdr.engine_size)
+    return amber_error("heap %s: its mvcc engine area's geometry (block %u, %u OLog rings of %llu bytes, CLog %llu bytes, area %llu "
+                       "bytes) does not match the file (%llu bytes); the file is damaged: restore it from a copy",
+                       h->path, a->block, a->max_threads, (unsigned long long)a->olog_bytes, (unsigned long long)a->clog_bytes,
+                       (unsigned long long)a->area_size, (unsigned long long)h->hdr.engine_size);
   return 0;
 }
 
@@ -102,6 +109,9 @@ static int rings_problem(const struct amber_heap *h) {
     if (mv_ring_read_tail(i, &p, &q) < 0)
       return amber_error("heap %s: both headers of OLog ring %u are corrupt; the file is damaged: restore it from a copy", h->path, i);
   }
+  if (mv_clog_read(NULL, NULL, NULL) < 0)
+    return amber_error("heap %s: both CLog headers are corrupt (file offset 0x%llx); the file is damaged: restore it from a copy",
+                       h->path, (unsigned long long)(h->hdr.engine_offset + mv.clog_off));
   return 0;
 }
 
@@ -135,14 +145,16 @@ static void mv_open(struct amber_heap *h) {
   mv.next_ring = 0;
   mv.gp_epoch = mv.gp_want = mv.gp_periods = 0;
   mv.gp_stop = 0;
+  mv.check = amber_opt.mvcc_assert;
   mv_shadow_open();
+  mv_clog_open();
 }
 
 static void mv_sync(void) {
   struct amber_thread *t = amber_thread();
   struct mv_thread *m = mv_thread_of(t);
   if (m->in_tx) return;
-  mv_sync_all(m);
+  mv_sync_all(m, 0);
 }
 
 /* Code outside regions reads the data area directly (the pass range-checks
@@ -150,7 +162,7 @@ static void mv_sync(void) {
  * pthread_join the program sees every commit of the threads it joined. */
 static void mv_thread_fini(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
-  if (m && !m->in_tx) mv_sync_all(m);
+  if (m && !m->in_tx) mv_sync_all(m, 0);
 }
 
 static void mv_close(struct amber_heap *h) {
@@ -159,17 +171,18 @@ static void mv_close(struct amber_heap *h) {
   struct mv_thread *self = mv_thread_of(amber_thread());
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
     while (o != self && __atomic_load_n(&o->txseq, __ATOMIC_ACQUIRE) & 1) sched_yield();
+  mv_sync_all(self, 1);
   mv_detector_stop();
-  mv_sync_all(self);
+  if (mv.check) mv_check_invariant("close");
   uint64_t left = 0;
   for (uint64_t b = 0; b < mv.nblocks; b++) {
     struct mv_ctl *c = mv_ctl_of(b);
-    if (c && __atomic_load_n(&c->head, __ATOMIC_ACQUIRE)) left++;
+    if (c && (__atomic_load_n(&c->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE))) left++;
   }
   if (left) {
     /* Their OLog records stay: the next open recovers them. */
     amber_warn("heap %s: %llu blocks of committed data could not be written back at close (a transaction was still running); "
-               "the next open recovers them from the OLog",
+               "the next open recovers them from the CLog and the OLog",
                h->path, (unsigned long long)left);
     return;
   }
@@ -180,10 +193,9 @@ static void mv_close(struct amber_heap *h) {
 }
 
 static void mv_stats(FILE *f, int json) {
-  uint64_t freed = 0, wb = 0, threads = 0, olog = 0, recycled = 0, upd = 0;
+  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0;
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
     freed += o->n_freed;
-    wb += o->n_written_back;
     olog += o->olog_bytes_written;
     recycled += o->n_recycled;
     threads++;
@@ -191,20 +203,26 @@ static void mv_stats(FILE *f, int json) {
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) upd += t->update_commits;
   uint64_t gp = __atomic_load_n(&mv.gp_periods, __ATOMIC_RELAXED);
   double per_upd = upd ? (double)olog / (double)upd : 0.0;
+  uint64_t rounds, entries, drained;
+  mv_clog_stats(&rounds, &entries, &drained);
   if (json) {
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
                "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
-               "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu",
-            (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
+               "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu, \"checkpoint_rounds\": %llu, \"clog_entries\": %llu, "
+               "\"clog_written_back\": %llu, \"invariant_checks\": %llu",
+            (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
             mv_detector_ran(), (unsigned long long)threads, (unsigned long long)olog, per_upd, (unsigned long long)recycled,
-            (unsigned long long)mv.replayed);
+            (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
+            (unsigned long long)mv_checks_run());
     return;
   }
   fprintf(f, "  olog               %llu bytes (%.1f per update txn); records recycled %llu; replayed at open %llu\n",
           (unsigned long long)olog, per_upd, (unsigned long long)recycled, (unsigned long long)mv.replayed);
+  fprintf(f, "  clog               checkpoint rounds %llu; entries %llu; written back to the master %llu; invariant checks %llu\n",
+          (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained, (unsigned long long)mv_checks_run());
   fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
              "threads %llu\n",
-          (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)wb, (unsigned long long)gp,
+          (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
           (unsigned long long)threads);
 }
 

@@ -7,13 +7,16 @@
  *   tlog.c    per-thread TLog rings, reclamation, write-back
  *   detector.c  grace periods and the detector thread
  *   plog.c    persistent state: engine area, master timestamps, OLog rings
- *   recover.c recovery from the OLog
+ *   clog.c    the CLog and checkpoint rounds (the durable boundary c)
+ *   invariant.c  the invariant's assertion mode (AMBER_MVCC_ASSERT)
+ *   recover.c recovery from the CLog and the OLog
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
 #ifndef AMBER_MVCC_H
 #define AMBER_MVCC_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,11 +46,19 @@ struct mv_copy {
 /* A block's control header (DESIGN.md §5).  Installed lazily, by CAS, the
  * first time the block is written; never freed while the heap is open. */
 struct mv_ctl {
-  struct mv_copy *head; /* newest committed version; NULL: the master is newest */
-  uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a reclaimer writes back */
+  struct mv_copy *head; /* newest committed version; NULL: the checkpoint copy (or the master) is newest */
+  uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a checkpoint round detaches */
   uint64_t rts;         /* largest commit ts of a SER/LIN transaction that validated a
                            read of this block while an active writer held it */
   uint64_t blk;         /* block index */
+  /* The latest checkpoint copy: the block's data in a CLog entry (PM), or
+   * NULL when the master holds the newest checkpointed version.  Written
+   * only by checkpoint rounds and CLog drains (under the round lock). */
+  const char *ckpt;
+  uint64_t ckpt_ts;     /* its commit ts (kept when the entry is drained) */
+  struct mv_ctl *next_dirty; /* the dirty list (clog.c) */
+  uint32_t dirty;       /* atomic: on the dirty list or being checkpointed */
+  uint32_t pad;
 };
 
 /* A transaction's shared status cell: gen << 2 | state.  Readers that meet a
@@ -96,7 +107,7 @@ struct mv_thread {
   uint64_t ohead, otail, oseq_head, oseq_tail;
   /* One entry per record not yet recycled: where it ends in the ring and
    * where its transaction's copies end in the TLog. */
-  struct mv_oq { uint64_t olog_end, seq, tlog_end; } *oq;
+  struct mv_oq { uint64_t olog_end, seq, cts; } *oq;
   uint64_t oq_head, oq_tail;
   /* Chains detached by this thread's write-backs, flagged unlinked only
    * after the write-backs' fence (tlog.c). */
@@ -106,7 +117,6 @@ struct mv_thread {
   uint64_t olog_bytes_written;
   uint64_t n_recycled;
   uint64_t n_freed;             /* TLog slots freed after their grace period */
-  uint64_t n_written_back;      /* blocks written back to the master */
 };
 
 struct mv_global {
@@ -137,12 +147,19 @@ struct mv_global {
   uint32_t max_threads;
   uint32_t next_ring;  /* rings handed out (atomic) */
   uint64_t replayed;   /* records recovery applied at this open */
+  /* The CLog and checkpoint rounds (clog.c). */
+  uint64_t clog_off;   /* the CLog slot in the engine area */
+  uint64_t clog_bytes; /* its ring bytes */
+  uint64_t clog_entry; /* bytes of one entry */
+  uint64_t clog_n;     /* entries the ring holds */
+  uint64_t c;          /* the durable checkpoint boundary (atomic) */
+  int check;           /* AMBER_MVCC_ASSERT */
 };
 extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 2u
+#define MV_AREA_VERSION 3u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -153,7 +170,8 @@ struct mv_area {
   uint64_t mts_off;     /* master timestamp table */
   uint64_t logs_off;    /* first ring slot */
   uint64_t area_size;   /* the whole engine area */
-  uint64_t reserved[2];
+  uint64_t clog_off;    /* the CLog slot: two CLog headers, then the ring */
+  uint64_t clog_bytes;  /* bytes of the CLog ring (a multiple of 4096) */
   uint32_t pad;
   uint32_t crc;         /* crc32c of the bytes before this field */
 };
@@ -164,6 +182,23 @@ struct mv_ring_hdr {    /* two per ring slot, at offsets 0 and 64 */
   uint64_t seq;         /* its sequence number */
   uint32_t pad;
   uint32_t crc;
+};
+#define MV_CLOG_MAGIC 0x474e4952474f4c43ull /* "CLOGRING" */
+struct mv_clog_hdr {    /* two, at offsets 0 and 64 of the CLog slot */
+  uint64_t magic;
+  uint64_t gen;         /* the larger valid one is current */
+  uint64_t c;           /* durable checkpoint boundary: master + CLog hold the state as of c */
+  uint64_t tail;        /* index of the oldest live entry (monotonic) */
+  uint32_t pad;
+  uint32_t crc;
+};
+#define MV_CKPT_MAGIC 0x31504b43u /* "CKP1" */
+struct mv_ckpt {        /* a CLog entry, followed by the block; entry i sits at slot i % clog_n */
+  uint32_t magic;
+  uint32_t crc;         /* crc32c of what follows this field, block included */
+  uint64_t seq;         /* the entry index i */
+  uint64_t blk;         /* block index */
+  uint64_t cts;         /* commit ts of the version copied */
 };
 #define MV_REC_MAGIC 0x31474c4fu /* "OLG1" */
 #define MV_PAD_MAGIC 0x44415050u /* "PPAD": fills the ring's end */
@@ -185,7 +220,8 @@ struct mv_range {       /* followed by len bytes, padded to 8 */
 #define MV_OQ 4096u
 
 /* plog.c */
-uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t *mts_off, uint64_t *logs_off);
+uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t clog, uint64_t *mts_off,
+                   uint64_t *logs_off, uint64_t *clog_off);
 uint32_t mv_area_crc(const struct mv_area *a);
 char *mv_ring_bytes(uint32_t i);
 int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq);
@@ -202,7 +238,52 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n);
 void mv_olog_recycle(struct mv_thread *m);
 void mv_mts_raise(uint64_t blk, uint64_t ts);
 
-/* recover.c: returns the number of records applied. */
+/* clog.c */
+void mv_clog_attach(void);
+void mv_clog_format(void);
+/* The current CLog header (0 or 1), -1 when both are corrupt. */
+int mv_clog_read(uint64_t *c, uint64_t *tail, uint64_t *gen);
+void mv_clog_write(uint64_t c, uint64_t tail);
+/* Entry i, or NULL when it is not there (stale, torn or foreign). */
+const struct mv_ckpt *mv_ckpt_at(uint64_t i);
+/* Puts ctl on the dirty list (after a version was linked into its chain). */
+void mv_dirty(struct mv_ctl *ctl);
+/* A checkpoint round: every block's newest version older than a new
+ * boundary c goes to the CLog, then c is durable, then the copies it
+ * replaces leave their chains.  `wait`: the caller is outside any
+ * transaction and may wait for the round lock.
+ * Returns 0 when no round could run (lock busy, CLog full). */
+int mv_checkpoint(struct mv_thread *m, int wait);
+/* Writes every checkpoint copy back to the master (clean close, sync);
+ * the caller is outside any transaction.  wait_free: wait until the
+ * drained entries' readers are gone and the CLog is empty. */
+void mv_clog_drain_all(struct mv_thread *m, int wait_free);
+/* Writes every block's newest committed version back to the master.
+ * wait_free as above. */
+void mv_sync_all(struct mv_thread *m, int wait_free);
+void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained);
+/* Some block has versions not yet checkpointed, or the CLog is not empty. */
+int mv_clog_pending(void);
+/* Some block has versions not yet checkpointed. */
+int mv_clog_dirty(void);
+void mv_clog_open(void);
+
+/* invariant.c: the invariant's assertion mode.  Commits hold
+ * mv_check_lock shared while they publish (when mv.check). */
+extern pthread_rwlock_t mv_check_lock;
+void mv_check_invariant(const char *when);
+uint64_t mv_checks_run(void);
+
+/* recover.c */
+/* Calls apply, in order, for every write recovery makes over the master:
+ * the newest CLog entry with cts < c of each block (when newer than the
+ * block's master timestamp), then the ranges of every OLog record with
+ * cts >= c (newer than the block's master timestamp) in commit-ts order.
+ * Returns the number of records with at least one such range; *maxcts is
+ * the largest commit ts seen. */
+typedef void mv_apply_fn(void *ctx, uint64_t off, const void *src, uint32_t len, uint64_t cts);
+uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts);
+/* Recovery proper; returns the number of records applied. */
 uint64_t mv_recover_logs(void);
 
 /* shadow.c */
@@ -223,15 +304,6 @@ void mv_reclaim(struct mv_thread *m, int all);
 /* The horizon: every running transaction's local-ts is certainly after any
  * cts certainly before it; 0 when some transaction is starting. */
 uint64_t mv_horizon(void);
-/* Writes back the newest version of c older than horizon h to the master
- * (with its timestamp) and detaches it and everything older from the chain;
- * returns 1 when the chain is now empty, 2 when not, 0 when the block is
- * locked (non-blocking).  The detached copies are flagged unlinked by
- * mv_writeback_done, after the fence that makes the write-backs durable. */
-int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h);
-void mv_writeback_done(struct mv_thread *m);
-/* Writes every block's newest committed version back (outside transactions). */
-void mv_sync_all(struct mv_thread *m);
 /* Bounded backoff: pause, then sched_yield, then nanosleep. */
 void mv_backoff(struct mv_thread *m);
 

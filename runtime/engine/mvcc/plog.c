@@ -8,12 +8,11 @@
  *                        than every logged version
  *   [logs_off, ...)      max_threads slots of 4096 + olog_bytes: two ring
  *                        headers (alternating), then the ring of records
+ *   [clog_off, ...)      the CLog: two headers, then the ring (clog.c)
  *
- * Invariant: for every block, the newest version among the master (at its
- * timestamp) and the OLog records still in the rings is the newest
- * acknowledged commit's; every record newer than the master's timestamp of a
- * block it wrote is still in its ring.  A record is recycled only once every
- * block it wrote has been written back (with its timestamp) and fenced. */
+ * Invariant: every acknowledged commit with cts >= c (the durable checkpoint
+ * boundary, clog.c) has its record in its ring.  A record is recycled only
+ * once a durable checkpoint round's boundary is above its cts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +25,15 @@
 
 static uint64_t page_up(uint64_t x) { return (x + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1); }
 
-uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t *mts_off, uint64_t *logs_off) {
+uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t clog, uint64_t *mts_off,
+                   uint64_t *logs_off, uint64_t *clog_off) {
   uint64_t m = AMBER_PAGE;
   uint64_t l = page_up(m + (data_size / block) * 8);
+  uint64_t c = l + threads * (AMBER_PAGE + olog);
   if (mts_off) *mts_off = m;
   if (logs_off) *logs_off = l;
-  return l + threads * (AMBER_PAGE + olog);
+  if (clog_off) *clog_off = c;
+  return c + AMBER_PAGE + clog;
 }
 
 uint32_t mv_area_crc(const struct mv_area *a) { return amber_crc32c(0, a, offsetof(struct mv_area, crc)); }
@@ -126,14 +128,13 @@ static int room(struct mv_thread *m, uint64_t n) {
   return mv.olog_bytes - (m->ohead - m->otail) >= need;
 }
 
-/* Recycles the records whose blocks have all been written back and fenced:
- * those whose TLog copies are freed (a copy is freed only after it was
- * unlinked, and unlinked only after its write-back was fenced). */
+/* Recycles the records older than the durable checkpoint boundary: the
+ * master and the CLog hold their effects. */
 void mv_olog_recycle(struct mv_thread *m) {
-  uint64_t t = m->otail, s = m->oseq_tail;
+  uint64_t t = m->otail, s = m->oseq_tail, c = __atomic_load_n(&mv.c, __ATOMIC_ACQUIRE);
   while (m->oq_head != m->oq_tail) {
     struct mv_oq *q = &m->oq[m->oq_tail % MV_OQ];
-    if (q->tlog_end > m->tail) break;
+    if (q->cts >= c) break;
     t = q->olog_end;
     s = q->seq + 1;
     m->oq_tail++;
@@ -150,7 +151,7 @@ int mv_olog_reserve(struct mv_thread *m, uint64_t n) {
   if (m->oq_head - m->oq_tail >= MV_OQ - 1 || !room(m, n)) {
     mv_olog_recycle(m);
     if (m->oq_head - m->oq_tail >= MV_OQ - 1 || !room(m, n)) {
-      mv_reclaim(m, 1);
+      mv_checkpoint(m, 0);
       mv_olog_recycle(m);
     }
   }
@@ -210,7 +211,7 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
   struct mv_oq *q = &m->oq[m->oq_head++ % MV_OQ];
   q->olog_end = m->ohead;
   q->seq = seq;
-  q->tlog_end = m->head;
+  q->cts = cts;
 }
 
 /* ---- the master's timestamps ----------------------------------------- */

@@ -7,18 +7,17 @@
  * never linked, so nobody else can hold a pointer to them).  Committed copies
  * are freed from `tail`, in ring order, in two steps:
  *
- *  1. unlink: once the copy is certainly older than the horizon (the oldest
- *     local-ts of every running transaction, and now - boundary), no running
- *     or future transaction reads anything older than the newest version
- *     older than the horizon.  Under the block's lock that version is
- *     written back to the master (flush, category data) and it and every
- *     older version are dropped from the chain (their `unlinked` flag set).
+ *  1. unlink: a checkpoint round (clog.c) copies the newest version older
+ *     than its boundary to the CLog and, once that is durable, drops it and
+ *     every older version from the chain (their `unlinked` flag set): no
+ *     running or future transaction reads anything older than it, and
+ *     readers find its data in the checkpoint copy.
  *  2. free: after a grace period, when every transaction that was running
  *     when the copies were found unlinked has ended (its txseq moved on).
  *
- * Invariant: the master of a block holds the newest version dropped from its
- * chain, and a block's chain never lacks a version some running transaction
- * may still choose. */
+ * Invariant: a block's checkpoint copy (or, once drained, its master) holds
+ * the newest version dropped from its chain, and a block's chain never
+ * lacks a version some running transaction may still choose. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,63 +99,11 @@ uint64_t mv_horizon(void) {
   return h;
 }
 
-int mv_writeback_block(struct mv_thread *m, struct mv_ctl *c, uint64_t h) {
-  uintptr_t z = 0;
-  int mine = 0; /* the running transaction of m holds the lock: the chain is just as stable */
-  if (!__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)m | 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-    if (!z || (z & 1u) || ((struct mv_copy *)z)->owner != m) return 0;
-    mine = 1;
-  }
-  /* The lock keeps writers (and other reclaimers) off the chain and the
-   * master; readers never need what is dropped (see the file comment). */
-  struct mv_copy **link = &c->head;
-  struct mv_copy *v = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
-  while (v && !(amber_ordo_cmp_time(h, v->cts) > 0)) {
-    link = &v->older;
-    v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
-  }
-  if (v) {
-    char *master = mv.base + (c->blk << mv.shift);
-    memcpy(master, v->data, mv.block);
-    amber_pm_wrote(master, mv.block);
-    amber_pm_flush(master, mv.block, AMBER_PM_DATA);
-    m->n_written_back++;
-    __atomic_store_n(link, NULL, __ATOMIC_RELEASE);
-    if (m->ndetached == m->capdetached) {
-      size_t cap = m->capdetached ? m->capdetached * 2 : 256;
-      struct mv_copy **d = realloc(m->detached, cap * sizeof *d);
-      if (!d) amber_fatal("mvcc: out of memory for %zu detached versions", cap);
-      m->detached = d;
-      m->capdetached = cap;
-    }
-    m->detached[m->ndetached++] = v;
-  }
-  int empty = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE) == NULL;
-  if (!mine) __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
-  return empty ? 1 : 2;
-}
-
-void mv_writeback_done(struct mv_thread *m) {
-  if (!m->ndetached) return;
-  /* The write-backs' data is durable before their timestamps, and both
-   * before any copy they replace is flagged: an owner frees a flagged copy and then recycles the
-   * OLog record that held it (plog.c). */
-  amber_pm_fence(AMBER_PM_DATA);
-  /* Then the timestamps, which vouch for that data (recovery skips every
-   * record at or below a block's timestamp). */
-  for (size_t i = 0; i < m->ndetached; i++) mv_mts_raise(m->detached[i]->ctl->blk, m->detached[i]->cts);
-  amber_pm_fence(AMBER_PM_DATA);
-  for (size_t i = 0; i < m->ndetached; i++)
-    for (struct mv_copy *v = m->detached[i]; v;) {
-      /* Read `older` first: once flagged, the owner may free the copy. */
-      struct mv_copy *o = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
-      __atomic_store_n(&v->unlinked, 1, __ATOMIC_RELEASE);
-      v = o;
-    }
-  m->ndetached = 0;
-}
-
 void mv_reclaim(struct mv_thread *m, int all) {
+  /* A checkpoint round unlinks every version it replaced; best effort (not
+   * all) frees only what earlier rounds unlinked, so later updates of a
+   * block can still coalesce in DRAM. */
+  if (all) mv_checkpoint(m, !m->in_tx);
   if (m->gp_pending) {
     if (!mv_gp_over(m, m->gp_ticket)) return;
     m->n_freed += m->gp_upto - m->tail;
@@ -164,24 +111,7 @@ void mv_reclaim(struct mv_thread *m, int all) {
     m->gp_pending = 0;
   }
   uint64_t limit = m->in_tx ? m->txstart : m->head;
-  uint64_t pos = m->tail, h = 0;
-  int have_h = 0;
-  if (all) {
-    /* Write back what can be written back now, then flag it (one fence). */
-    for (uint64_t p = m->tail; p < limit; p++) {
-      struct mv_copy *x = mv_slot(m, p);
-      if (__atomic_load_n(&x->unlinked, __ATOMIC_ACQUIRE)) continue;
-      if (!have_h) {
-        h = mv_horizon();
-        have_h = 1;
-      }
-      if (!(amber_ordo_cmp_time(h, x->cts) > 0)) break;
-      mv_writeback_block(m, x->ctl, h);
-    }
-    mv_writeback_done(m);
-  }
-  /* Best effort (not all) frees only what others' write-backs unlinked,
-   * so later updates of a block can still coalesce in DRAM. */
+  uint64_t pos = m->tail;
   while (pos < limit && __atomic_load_n(&mv_slot(m, pos)->unlinked, __ATOMIC_ACQUIRE)) pos++;
   if (pos == m->tail) return;
   m->gp_ticket = mv_gp_ticket(m);
@@ -202,7 +132,7 @@ struct mv_copy *mv_ring_alloc(struct mv_thread *m) {
   return mv_slot(m, m->head++);
 }
 
-void mv_sync_all(struct mv_thread *m) {
+void mv_sync_all(struct mv_thread *m, int wait_free) {
   uint64_t bd = amber_ordo_boundary();
   for (int pass = 0; pass < 4; pass++) {
     /* Let every commit so far fall certainly behind the horizon. */
@@ -210,18 +140,11 @@ void mv_sync_all(struct mv_thread *m) {
       uint64_t t0 = amber_ordo_get_time();
       while (amber_ordo_get_time() <= t0 + 2 * bd + 1) __builtin_ia32_pause();
     }
-    uint64_t h = mv_horizon();
-    if (!h) {
+    if (!mv_checkpoint(m, 1)) {
       sched_yield();
       continue;
     }
-    uint64_t left = 0;
-    for (uint64_t b = 0; b < mv.nblocks; b++) {
-      struct mv_ctl *c = mv_ctl_of(b);
-      if (!c || !__atomic_load_n(&c->head, __ATOMIC_ACQUIRE)) continue;
-      if (mv_writeback_block(m, c, h) != 1) left++;
-    }
-    mv_writeback_done(m);
-    if (!left) return;
+    if (!mv_clog_dirty()) break;
   }
+  mv_clog_drain_all(m, wait_free);
 }

@@ -99,7 +99,12 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
     if (amber_ordo_cmp_time(v->cts, m->local) < 0) return v->data;
     if (m->mode == MV_LIN) mv_restart(t, m, AMBER_ABORT_FUTURE, 0);
   }
-  return master;
+  /* Every version older than the chain's oldest was checkpointed before it
+   * left the chain (clog.c): the checkpoint copy, or once drained the
+   * master, is the newest of them. */
+  const char *k = __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE);
+  if (k && m->mode == MV_LATEST && c->ckpt_ts > m->maxseen) m->maxseen = c->ckpt_ts;
+  return k ? k : master;
 }
 
 static void rs_push(struct mv_thread *m, uint64_t blk) {
@@ -228,7 +233,8 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
       } else if (h && h->cts > m->maxseen) {
         m->maxseen = h->cts;
       }
-      memcpy(x->data, h ? h->data : mv.base + (blk << mv.shift), mv.block);
+      const char *k = h ? NULL : __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE);
+      memcpy(x->data, h ? h->data : k ? k : mv.base + (blk << mv.shift), mv.block);
     }
     memcpy(x->data + in, s, k);
     if (in < x->lo) x->lo = (uint32_t)in;
@@ -269,12 +275,11 @@ static int validate(struct mv_thread *m, uint64_t cts) {
   return 1;
 }
 
-/* Code outside regions reads the data area (the master) directly: the pass
- * range-checks only stores there.  So a commit writes its versions back at
- * once when no running transaction can still need the master's older
- * content (always, when no other transaction runs); otherwise reclamation
- * does it later (tlog.c). */
-static void eager_writeback(struct mv_thread *m, uint64_t first, uint64_t cts) {
+/* AMBER_MVCC_EAGER: code built without the pass reads the data area (the
+ * master) directly, so a commit is written back at once when no running
+ * transaction can still need the master's older content (always, when no
+ * other transaction runs): a checkpoint round, then a CLog drain. */
+static void eager_writeback(struct mv_thread *m, uint64_t cts) {
   /* Cheap pre-check: a running transaction that is not certainly newer than
    * cts keeps the horizon below it; do not wait for the clock then. */
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
@@ -285,10 +290,7 @@ static void eager_writeback(struct mv_thread *m, uint64_t first, uint64_t cts) {
     uint64_t until = cts + 2 * amber_ordo_boundary() + 1;
     while (amber_ordo_get_time() <= until) __builtin_ia32_pause();
   }
-  uint64_t h = mv_horizon();
-  if (!(amber_ordo_cmp_time(h, cts) > 0)) return;
-  for (uint64_t pos = first; pos < m->head; pos++) mv_writeback_block(m, mv_slot(m, pos)->ctl, h);
-  mv_writeback_done(m);
+  if (mv_checkpoint(m, 1)) mv_clog_drain_all(m, 0);
 }
 
 void mv_commit(struct amber_thread *t) {
@@ -299,6 +301,12 @@ void mv_commit(struct amber_thread *t) {
     m->retries = 0;
     return;
   }
+  /* A checkpoint round takes all of a transaction's blocks at once. */
+  if (m->head - m->txstart > mv.clog_n)
+    amber_fatal("region %s writes %llu distinct %llu-byte blocks, more than the CLog of heap %s holds (%llu); raise AMBER_MVCC_CLOG "
+                "for new heaps",
+                t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)(m->head - m->txstart),
+                (unsigned long long)mv.block, mv.heap->path, (unsigned long long)mv.clog_n);
   /* Room in the OLog for this transaction's record, before anything is
    * published (its blocks stay locked meanwhile). */
   uint64_t rec = mv_rec_size(m);
@@ -324,6 +332,7 @@ void mv_commit(struct amber_thread *t) {
   }
   uint64_t cts = amber_ordo_new_time(mx);
   if ((m->mode == MV_SER || m->mode == MV_LIN) && !validate(m, cts)) mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+  if (mv.check) pthread_rwlock_rdlock(&mv_check_lock);
   /* Durable before visible: one record, one fence. */
   mv_olog_append(m, cts, rec);
   /* Link every copy with its final cts, then leave COMMITTING: a reader that
@@ -337,10 +346,14 @@ void mv_commit(struct amber_thread *t) {
   __atomic_store_n(&m->cell, ((w >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_SEQ_CST);
   for (uint64_t pos = m->txstart; pos < m->head; pos++)
     __atomic_store_n(&mv_slot(m, pos)->ctl->lock, 0, __ATOMIC_RELEASE);
-  uint64_t first = m->txstart;
+  /* On the dirty list before this transaction stops holding the horizon
+   * back: a round whose boundary is above cts finds these blocks. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) mv_dirty(mv_slot(m, pos)->ctl);
+  if (mv.check) pthread_rwlock_unlock(&mv_check_lock);
   end_tx(m);
   m->retries = 0;
-  if (mv.eager) eager_writeback(m, first, cts);
+  if (mv.eager) eager_writeback(m, cts);
 }
 
 void mv_abort(struct amber_thread *t) {

@@ -1,0 +1,367 @@
+/* The CLog and checkpoint rounds (issue [6/7] part 3; docs/engines/mvcc.md
+ * "Checkpoints").
+ *
+ * A checkpoint round picks a new boundary c' (the horizon less the ORDO
+ * boundary: every commit ts below c' is certainly before every running or
+ * future transaction's local-ts, so all of them are linked already) and
+ * copies, for every dirty block, the newest version with cts < c' into the
+ * CLog (block + index + cts, one entry).  One fence; then c' is written to
+ * the CLog header (one fence): from then on the master and the CLog hold the
+ * exact state as of c', and OLog records older than c' may be recycled.
+ * Only then do the replaced versions leave their chains (readers fall back
+ * from the chain to the checkpoint copy, then to the master).
+ *
+ * Draining the CLog writes a block's latest checkpoint copy to the master
+ * (data, fence, master timestamp, fence) and points readers back at the
+ * master; an entry that a newer one of its block supersedes is dropped
+ * unwritten (that is where checkpoints coalesce).  Drained entries are reused
+ * after a grace period (a reader may still be copying one).
+ *
+ * Invariants (checked by AMBER_MVCC_ASSERT, check.c):
+ *  - the master holds no version with cts >= c (it is written only from
+ *    CLog entries of durable rounds);
+ *  - for every block, the newest of the master (at its timestamp) and the
+ *    CLog entries with cts < c is the newest version with cts < c;
+ *  - a round is all or nothing: its entries are written before c' is, and
+ *    recovery ignores entries with cts >= the durable c.
+ * Rounds, drains and every write of ctl->ckpt hold round_lock. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../crc32c.h"
+#include "../../diag.h"
+#include "../../heap.h"
+#include "../../pm.h"
+#include "mvcc.h"
+
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mv_ctl *dirty_head; /* Treiber stack; taken whole by a round */
+
+/* Under round_lock.  Entries [tail, head) are live; [tail, free_upto) are
+ * drained or superseded and free once grace period free_ticket is over;
+ * drained_to is where the next drain starts. */
+static uint64_t head, tail, drained_to, free_upto, free_ticket;
+static int free_pending;
+static struct mv_ctl **work;
+static size_t capwork;
+static struct ckpt_done {
+  struct mv_ctl *ctl;
+  const char *data;
+  uint64_t cts;
+} *done;
+static size_t capdone;
+static uint64_t n_rounds, n_entries, n_drained;
+
+/* ---- the persistent ring -------------------------------------------- */
+
+static char *slot(void) { return mv.area + mv.clog_off; }
+static struct mv_clog_hdr *hdr(int w) { return (struct mv_clog_hdr *)(slot() + 64 * w); }
+static struct mv_ckpt *entry(uint64_t i) { return (struct mv_ckpt *)(slot() + AMBER_PAGE + (i % mv.clog_n) * mv.clog_entry); }
+static uint32_t hdr_crc(const struct mv_clog_hdr *h) { return amber_crc32c(0, h, offsetof(struct mv_clog_hdr, crc)); }
+static uint32_t ckpt_crc(const struct mv_ckpt *e) {
+  return amber_crc32c(0, (const char *)e + offsetof(struct mv_ckpt, seq), sizeof *e - offsetof(struct mv_ckpt, seq) + mv.block);
+}
+
+void mv_clog_attach(void) {
+  const struct mv_area *a = (const struct mv_area *)mv.area;
+  mv.clog_off = a->clog_off;
+  mv.clog_bytes = a->clog_bytes;
+  mv.clog_entry = (sizeof(struct mv_ckpt) + mv.block + 7) & ~7ull;
+  mv.clog_n = mv.clog_bytes / mv.clog_entry;
+}
+
+int mv_clog_read(uint64_t *c, uint64_t *t, uint64_t *gen) {
+  int best = -1;
+  for (int w = 0; w < 2; w++) {
+    const struct mv_clog_hdr *h = hdr(w);
+    if (h->magic != MV_CLOG_MAGIC || h->crc != hdr_crc(h)) continue;
+    if (best < 0 || h->gen > hdr(best)->gen) best = w;
+  }
+  if (best < 0) return -1;
+  if (c) *c = hdr(best)->c;
+  if (t) *t = hdr(best)->tail;
+  if (gen) *gen = hdr(best)->gen;
+  return best;
+}
+
+static void put_hdr(int w, uint64_t gen, uint64_t c, uint64_t t) {
+  struct mv_clog_hdr n;
+  memset(&n, 0, sizeof n);
+  n.magic = MV_CLOG_MAGIC;
+  n.gen = gen;
+  n.c = c;
+  n.tail = t;
+  n.crc = hdr_crc(&n);
+  memcpy(hdr(w), &n, sizeof n);
+  amber_pm_wrote(hdr(w), sizeof n);
+  amber_pm_flush(hdr(w), sizeof n, AMBER_PM_CKPT);
+}
+
+void mv_clog_format(void) {
+  put_hdr(0, 1, 0, 0);
+  put_hdr(1, 0, 0, 0);
+  amber_pm_fence(AMBER_PM_CKPT);
+}
+
+/* Overwrites the older header (the current one survives a torn write). */
+void mv_clog_write(uint64_t c, uint64_t t) {
+  uint64_t gen = 0;
+  int cur = mv_clog_read(NULL, NULL, &gen);
+  put_hdr(cur == 0 ? 1 : 0, gen + 1, c, t);
+  amber_pm_fence(AMBER_PM_CKPT);
+  __atomic_store_n(&mv.c, c, __ATOMIC_RELEASE);
+}
+
+const struct mv_ckpt *mv_ckpt_at(uint64_t i) {
+  const struct mv_ckpt *e = entry(i);
+  if (e->magic != MV_CKPT_MAGIC || e->seq != i || e->blk >= mv.nblocks || e->crc != ckpt_crc(e)) return NULL;
+  return e;
+}
+
+/* Called by open, after recovery emptied the ring. */
+static void clog_open(void) {
+  uint64_t c = 0, t = 0;
+  mv_clog_read(&c, &t, NULL);
+  head = tail = drained_to = free_upto = t;
+  free_pending = 0;
+  dirty_head = NULL;
+  n_rounds = n_entries = n_drained = 0;
+  __atomic_store_n(&mv.c, c, __ATOMIC_RELEASE);
+}
+
+/* ---- the dirty list -------------------------------------------------- */
+
+void mv_dirty(struct mv_ctl *ctl) {
+  /* The caller's seq_cst fence orders its chain update before this load;
+   * a round clears `dirty` before it reads the chain (Dekker). */
+  if (__atomic_load_n(&ctl->dirty, __ATOMIC_RELAXED) || __atomic_exchange_n(&ctl->dirty, 1, __ATOMIC_SEQ_CST)) return;
+  struct mv_ctl *h = __atomic_load_n(&dirty_head, __ATOMIC_RELAXED);
+  do ctl->next_dirty = h;
+  while (!__atomic_compare_exchange_n(&dirty_head, &h, ctl, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+static int any_dirty(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE) != NULL; }
+
+/* ---- draining --------------------------------------------------------- */
+
+/* The drained prefix is free once nobody can still be reading it.  Never
+ * waits: a thread inside a transaction may be waiting for round_lock. */
+static void finish_free(struct mv_thread *m) {
+  if (!free_pending || !mv_gp_over(m, free_ticket)) return;
+  free_pending = 0;
+  tail = free_upto;
+  mv_clog_write(__atomic_load_n(&mv.c, __ATOMIC_ACQUIRE), tail);
+}
+
+/* Drops superseded entries and (all: every one) writes latest checkpoint
+ * copies back to the master; without `all` it stops at the first entry
+ * that needs a write-back, so checkpoints of a block keep coalescing. */
+static void drain(struct mv_thread *m, int all) {
+  size_t n = 0;
+  uint64_t i = drained_to;
+  for (; i < head; i++) {
+    const struct mv_ckpt *e = entry(i);
+    struct mv_ctl *ctl = mv_ctl_of(e->blk);
+    const char *data = (const char *)(e + 1);
+    if (!ctl || __atomic_load_n(&ctl->ckpt, __ATOMIC_ACQUIRE) != data) continue; /* superseded */
+    if (!all) break;
+    char *master = mv.base + (e->blk << mv.shift);
+    memcpy(master, data, mv.block);
+    amber_pm_wrote(master, mv.block);
+    amber_pm_flush(master, mv.block, AMBER_PM_DATA);
+    if (n == capdone) {
+      capdone = capdone ? capdone * 2 : 1024;
+      done = realloc(done, capdone * sizeof *done);
+      if (!done) amber_fatal("mvcc: out of memory draining the CLog");
+    }
+    done[n++] = (struct ckpt_done){ctl, data, e->cts};
+  }
+  if (n) {
+    amber_pm_fence(AMBER_PM_DATA);
+    for (size_t k = 0; k < n; k++) mv_mts_raise(done[k].ctl->blk, done[k].cts);
+    amber_pm_fence(AMBER_PM_DATA);
+    for (size_t k = 0; k < n; k++) __atomic_store_n(&done[k].ctl->ckpt, NULL, __ATOMIC_RELEASE);
+    n_drained += n;
+  }
+  if (i == drained_to) return;
+  drained_to = i;
+  free_upto = i;
+  free_ticket = mv_gp_ticket(m); /* a later ticket covers an earlier pending one */
+  free_pending = 1;
+}
+
+static uint64_t room(void) { return mv.clog_n - (head - tail); }
+
+/* ---- rounds ----------------------------------------------------------- */
+
+/* Detaches the versions of ctl older than c, unless a writer that is not m
+ * holds the block and they start at the head (its commit will link onto the
+ * head).  Returns the newest detached version (the chain below it too). */
+static struct mv_copy *detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t c) {
+  uintptr_t z = 0;
+  int locked = __atomic_compare_exchange_n(&ctl->lock, &z, (uintptr_t)m | 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+  int mine = !locked && z && !(z & 1u) && ((struct mv_copy *)z)->owner == m;
+  struct mv_copy **link = &ctl->head;
+  struct mv_copy *v = __atomic_load_n(link, __ATOMIC_ACQUIRE);
+  while (v && v->cts >= c) {
+    link = &v->older;
+    v = __atomic_load_n(link, __ATOMIC_ACQUIRE);
+  }
+  if (v && (locked || mine || link != &ctl->head)) __atomic_store_n(link, NULL, __ATOMIC_RELEASE);
+  else v = NULL;
+  if (locked) __atomic_store_n(&ctl->lock, 0, __ATOMIC_RELEASE);
+  return v;
+}
+
+static void work_push(size_t *n, struct mv_ctl *c) {
+  if (*n == capwork) {
+    capwork = capwork ? capwork * 2 : 1024;
+    work = realloc(work, capwork * sizeof *work);
+    if (!work) amber_fatal("mvcc: out of memory for a checkpoint round");
+  }
+  work[(*n)++] = c;
+}
+
+static uint64_t *firsts;
+static size_t capfirsts;
+
+static void firsts_push(size_t i, uint64_t v) {
+  if (i == capfirsts) {
+    capfirsts = capfirsts ? capfirsts * 2 : 1024;
+    firsts = realloc(firsts, capfirsts * sizeof *firsts);
+    if (!firsts) amber_fatal("mvcc: out of memory for a checkpoint round");
+  }
+  firsts[i] = v;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void repush(size_t n) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  for (size_t k = 0; k < n; k++)
+    if (__atomic_load_n(&work[k]->head, __ATOMIC_ACQUIRE)) mv_dirty(work[k]);
+}
+
+static int round_locked(struct mv_thread *m) {
+  finish_free(m);
+  if (mv.check) mv_check_invariant("before a checkpoint round");
+  uint64_t h = mv_horizon(), bd = amber_ordo_boundary();
+  if (h <= bd) return 0;
+  uint64_t c = h - bd, c0 = __atomic_load_n(&mv.c, __ATOMIC_ACQUIRE);
+  if (c <= c0) return 1;
+  /* Every block written since its last checkpoint; clear the flags before
+   * reading the chains (a commit that links afterwards pushes again). */
+  size_t n = 0;
+  for (struct mv_ctl *d = __atomic_exchange_n(&dirty_head, NULL, __ATOMIC_ACQ_REL); d; d = d->next_dirty) work_push(&n, d);
+  for (size_t k = 0; k < n; k++) __atomic_store_n(&work[k]->dirty, 0, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  /* Blocks that need an entry: a version below c newer than their last
+   * checkpoint; `first` is the oldest such version's cts. */
+  size_t need = 0;
+  for (size_t k = 0; k < n; k++) {
+    struct mv_ctl *ctl = work[k];
+    uint64_t f = 0;
+    for (struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); v && v->cts > ctl->ckpt_ts;
+         v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE))
+      if (v->cts < c) f = v->cts;
+    if (f) firsts_push(need++, f);
+  }
+  uint64_t used = head - tail;
+  if (used > mv.clog_n / 4 * 3 || room() < need) drain(m, 1);
+  else if (used > mv.clog_n / 2) drain(m, 0);
+  if (room() < need) finish_free(m);
+  if (room() < need) {
+    /* A lower boundary that fits: below the (room+1)-th oldest first
+     * version, at most `room` blocks need an entry, and every other
+     * block's state there is already checkpointed. */
+    qsort(firsts, need, sizeof *firsts, cmp_u64);
+    c = room() ? firsts[room()] : 0;
+    if (c <= c0) {
+      repush(n);
+      return 0;
+    }
+  }
+  /* The entries, then c'. */
+  size_t nd = 0;
+  for (size_t k = 0; k < n; k++) {
+    struct mv_ctl *ctl = work[k];
+    struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+    while (v && v->cts >= c) v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
+    if (!v || v->cts <= ctl->ckpt_ts) continue; /* nothing older than c', or already checkpointed */
+    struct mv_ckpt *e = entry(head);
+    e->magic = MV_CKPT_MAGIC;
+    e->seq = head;
+    e->blk = ctl->blk;
+    e->cts = v->cts;
+    memcpy(e + 1, v->data, mv.block);
+    e->crc = ckpt_crc(e);
+    amber_pm_wrote(e, mv.clog_entry);
+    amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
+    head++;
+    if (nd == capdone) {
+      capdone = capdone ? capdone * 2 : 1024;
+      done = realloc(done, capdone * sizeof *done);
+      if (!done) amber_fatal("mvcc: out of memory for a checkpoint round");
+    }
+    done[nd++] = (struct ckpt_done){ctl, (const char *)(e + 1), v->cts};
+  }
+  if (nd) amber_pm_fence(AMBER_PM_CKPT);
+  mv_clog_write(c, tail);
+  n_rounds++;
+  n_entries += nd;
+  /* Readers may now take the checkpoint copies: point them there before
+   * the versions leave the chains. */
+  for (size_t k = 0; k < nd; k++) {
+    done[k].ctl->ckpt_ts = done[k].cts;
+    __atomic_store_n(&done[k].ctl->ckpt, done[k].data, __ATOMIC_RELEASE);
+  }
+  for (size_t k = 0; k < n; k++) {
+    struct mv_copy *v = detach(m, work[k], c);
+    while (v) {
+      /* Read `older` first: once flagged, the owner may free the copy. */
+      struct mv_copy *o = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
+      __atomic_store_n(&v->unlinked, 1, __ATOMIC_RELEASE);
+      v = o;
+    }
+  }
+  repush(n);
+  if (mv.check) mv_check_invariant("after a checkpoint round");
+  return 1;
+}
+
+int mv_checkpoint(struct mv_thread *m, int wait) {
+  if (wait) pthread_mutex_lock(&round_lock);
+  else if (pthread_mutex_trylock(&round_lock)) return 0;
+  int r = round_locked(m);
+  pthread_mutex_unlock(&round_lock);
+  return r;
+}
+
+void mv_clog_drain_all(struct mv_thread *m, int wait_free) {
+  for (;;) {
+    pthread_mutex_lock(&round_lock);
+    drain(m, 1);
+    finish_free(m);
+    int left = free_pending;
+    pthread_mutex_unlock(&round_lock);
+    if (!left || !wait_free) break;
+    mv_backoff(m); /* readers of the drained entries are still running */
+  }
+  m->retries = 0;
+}
+
+void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained) {
+  *rounds = n_rounds;
+  *entries = n_entries;
+  *drained = n_drained;
+}
+
+int mv_clog_pending(void) { return any_dirty() || head != tail; }
+
+int mv_clog_dirty(void) { return any_dirty(); }
+
+void mv_clog_open(void) { clog_open(); }
