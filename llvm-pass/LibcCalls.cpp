@@ -18,6 +18,9 @@ StringRef libcReplacement(StringRef Name) {
       .Case("memmove", "__amber_memmove")
       .Case("memset", "__amber_memset")
       .Case("memcmp", "__amber_memcmp")
+      // memcmp(...) == 0 becomes bcmp at -O1 and above: the same wrapper
+      // answers it (bcmp only promises zero or not).
+      .Case("bcmp", "__amber_memcmp")
       .Case("memchr", "__amber_memchr")
       .Case("strlen", "__amber_strlen")
       .Case("strnlen", "__amber_strnlen")

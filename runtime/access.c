@@ -1,7 +1,8 @@
 /* The access callbacks the pass emits inside regions and transactional
  * clones, and on the cold side of its range checks outside regions.
- * Persistent addresses go through the engine; others are accessed directly
- * and undo-logged while the transaction may still abort. */
+ * Persistent addresses go through the engine, at their alias (the program
+ * passes canonical ones; engines work on the alias); others are accessed
+ * directly and undo-logged while the transaction may still abort. */
 #include <string.h>
 #include <unistd.h>
 
@@ -37,10 +38,10 @@ static inline void do_load(const void *p, void *dst, size_t n) {
   if (amber_in_heap(p)) {
     check_span(p, n);
     if (amber_eng->direct_reads) {
-      memcpy(dst, p, n);
+      memcpy(dst, amber_alias(p), n);
       return;
     }
-    amber_tx_read(amber_thread(), p, dst, n);
+    amber_tx_read(amber_thread(), amber_alias(p), dst, n);
     return;
   }
   memcpy(dst, p, n);
@@ -52,9 +53,9 @@ static inline void do_store(void *p, const void *src, size_t n) {
     check_span(p, n);
     t->stored_bytes += n;
     if (t->depth) {
-      amber_tx_write(t, p, src, n);
+      amber_tx_write(t, amber_alias(p), src, n);
     } else {
-      struct lone_store s = {p, src, n};
+      struct lone_store s = {amber_alias(p), src, n};
       amber_tx_run_internal(lone_store_fn, &s);
     }
     return;

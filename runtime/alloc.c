@@ -451,12 +451,13 @@ static void record(struct amber_thread *t, int kind, uint64_t page, uint64_t n) 
   r->npages = n;
 }
 
-static void *out_of_space(size_t n) {
+static char *out_of_space(size_t n) {
   amber_fatal("persistent heap %s is full: cannot allocate %zu bytes; recreate it with a larger AMBER_HEAP_SIZE (now %llu bytes)",
               heap->path, n, (unsigned long long)heap->hdr.data_size);
 }
 
-void *amber_palloc(struct amber_thread *t, size_t n) {
+/* amber_palloc at the alias (where the runtime writes the object). */
+static char *palloc_alias(struct amber_thread *t, size_t n) {
   if (n == 0) n = 1;
   if (n > AMBER_SLAB_MAX) {
     uint64_t k = (n + AMBER_PAGE - 1) / AMBER_PAGE;
@@ -517,9 +518,12 @@ void *amber_palloc(struct amber_thread *t, size_t n) {
   return page_addr(p);
 }
 
-/* Locates the live allocation at p: returns its page, or UINT64_MAX. */
+void *amber_palloc(struct amber_thread *t, size_t n) { return amber_canonical(palloc_alias(t, n)); }
+
+/* Locates the live allocation at canonical p: returns its page, or
+ * UINT64_MAX. */
 static uint64_t locate(struct amber_thread *t, const void *p, struct amber_page_desc *d, uint32_t *slot) {
-  uint64_t off = (uint64_t)((const char *)p - heap->data);
+  uint64_t off = (uint64_t)((const char *)amber_alias(p) - heap->data);
   if (off >= heap->hdr.data_size) return UINT64_MAX;
   uint64_t pg = off / AMBER_PAGE;
   if (pg < first_page) return UINT64_MAX;

@@ -60,7 +60,9 @@ void amber_alloc_open(struct amber_heap *h);
 void amber_alloc_close(void);
 
 /* Inside a writing transaction that can no longer restart (the callers make
- * it a writer first): a restart would leave with an arena lock held. */
+ * it a writer first): a restart would leave with an arena lock held.
+ * Pointers are canonical (the program's view, runtime.h): amber_palloc
+ * returns one; amber_pfree and amber_palloc_size take one. */
 void *amber_palloc(struct amber_thread *t, size_t n);
 void amber_pfree(struct amber_thread *t, void *p);
 /* Bytes usable at p, a live persistent allocation; 0 when p is not one. */

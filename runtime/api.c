@@ -22,10 +22,11 @@ static void root_fn(void *arg) {
     if (size != r->size)
       amber_fatal("amber_root(%zu): heap %s holds a root of %llu bytes; pass the size the heap was created with, or start a new heap file",
                   r->size, amber_the_heap.path, (unsigned long long)size);
-    r->result = amber_the_heap.data + off;
+    r->result = amber_canonical(amber_the_heap.data + off);
     return;
   }
-  char *p = amber_palloc(t, r->size);
+  void *obj = amber_palloc(t, r->size);
+  char *p = amber_alias(obj);
   /* Reused space may hold old bytes: the root starts zeroed. */
   static const char zero[256];
   for (size_t i = 0; i < r->size; i += sizeof zero)
@@ -34,7 +35,7 @@ static void root_fn(void *arg) {
   size = r->size;
   amber_tx_write(t, &dh->root_off, &off, sizeof off);
   amber_tx_write(t, &dh->root_size, &size, sizeof size);
-  r->result = p;
+  r->result = obj;
 }
 
 void *amber_root(size_t size) {
@@ -43,7 +44,7 @@ void *amber_root(size_t size) {
   struct amber_data_header *dh = amber_heap_dh(&amber_the_heap);
   /* Fast path: an existing root of the right size needs no transaction. */
   if (dh->root_off && dh->root_size == size && amber_eng->direct_reads)
-    return amber_the_heap.data + dh->root_off;
+    return amber_canonical(amber_the_heap.data + dh->root_off);
   struct root_req r = {size, NULL};
   amber_tx_run_internal(root_fn, &r);
   return r.result;

@@ -165,10 +165,12 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
 void amber_heap_unmap(struct amber_heap *h) {
   if (h->meta && h->meta != MAP_FAILED) munmap(h->meta, AMBER_META_SIZE);
   if (h->data && h->data != MAP_FAILED) munmap(h->data, h->hdr.data_size);
+  if (h->window) munmap(h->window, h->hdr.data_size);
   if (h->engine_area && h->engine_area != MAP_FAILED) munmap(h->engine_area, h->hdr.engine_size);
   if (h->fd >= 0) close(h->fd);
   h->meta = NULL;
   h->data = NULL;
+  h->window = NULL;
   h->engine_area = NULL;
   h->status = NULL;
   h->fd = -1;
@@ -271,8 +273,14 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
   }
   if (amber_ordo_record_validate(h) != 0) return fail(h);
   if (flags & AMBER_OPEN_AT_BASE) {
+    if (share == MAP_PRIVATE) {
+      /* The window and the alias would be two separate private copies. */
+      amber_error("heap %s: a private mapping cannot be opened at its base address", path);
+      return fail(h);
+    }
     void *want = (void *)(uintptr_t)hd.base;
-    void *got = mmap(want, hd.data_size, prot, share | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
+    int wprot = (flags & AMBER_OPEN_WINDOW_READ) ? PROT_READ : PROT_NONE;
+    void *got = mmap(want, hd.data_size, wprot, share | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
     if (got == MAP_FAILED || got != want) {
       int e = errno;
       if (got != MAP_FAILED) munmap(got, hd.data_size);
@@ -282,14 +290,17 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
                   got == MAP_FAILED ? (e == EEXIST ? "address range already in use" : strerror(e)) : "kernel placed it elsewhere");
       return fail(h);
     }
-    h->data = got;
-  } else {
-    h->data = mmap(NULL, hd.data_size, prot, share, fd, (off_t)hd.data_offset);
-    if (h->data == MAP_FAILED) {
-      h->data = NULL;
-      amber_error("cannot map heap %s: %s", path, strerror(errno));
-      return fail(h);
-    }
+    h->window = got;
+  }
+  /* Invariant: amber reads and writes the data area only through h->data;
+   * with a window, h->data is the alias: the same file pages (MAP_SHARED), so
+   * a store through one is seen through the other, and cache lines are
+   * flushed by either address. */
+  h->data = mmap(NULL, hd.data_size, prot, share, fd, (off_t)hd.data_offset);
+  if (h->data == MAP_FAILED) {
+    h->data = NULL;
+    amber_error("cannot map heap %s: %s", path, strerror(errno));
+    return fail(h);
   }
   if (hd.engine_size) {
     h->engine_area = mmap(NULL, hd.engine_size, prot, share, fd, (off_t)hd.engine_offset);

@@ -17,7 +17,16 @@ struct amber_heap {
   struct amber_header hdr;       /* validated copy */
   struct amber_status *status;   /* mapped */
   void *meta;                    /* mapping of [0, AMBER_META_SIZE) */
-  char *data;                    /* mapping of the data area */
+  /* The runtime's mapping of the data area: every read and write amber
+   * makes goes here.  With AMBER_OPEN_AT_BASE it is the alias, a second
+   * mapping of the same file range beside the canonical window. */
+  char *data;
+  /* AMBER_OPEN_AT_BASE: the canonical window at hdr.base, the addresses the
+   * program holds.  PROT_NONE (strict) or PROT_READ
+   * (AMBER_OPEN_WINDOW_READ): code amber never instrumented that touches it
+   * faults (runtime/strict.c), and amber itself never dereferences it.
+   * NULL otherwise. */
+  char *window;
   char *engine_area;             /* mapping of the engine's area (or NULL) */
   const struct amber_engine *engine;
 };
@@ -34,6 +43,8 @@ enum {
   AMBER_OPEN_LOCK = 4,    /* take the exclusive lock (fail when in use) */
   AMBER_OPEN_PRIVATE = 8, /* without WRITE: writable copy-on-write mappings of
                              the read-only file (recovery on a private copy) */
+  AMBER_OPEN_WINDOW_READ = 16, /* with AT_BASE: the canonical window is
+                                  readable (AMBER_STRICT=0), not PROT_NONE */
 };
 
 /* Creates a heap file atomically (it appears complete or not at all).

@@ -16,10 +16,12 @@
 #include "pm.h"
 #include "runtime.h"
 #include "stats.h"
+#include "strict.h"
 #include "tx.h"
 
 uintptr_t __amber_heap_base;
 uintptr_t __amber_heap_size;
+intptr_t amber_alias_delta;
 struct amber_heap amber_the_heap;
 const struct amber_engine *amber_eng;
 int amber_closed;
@@ -63,7 +65,9 @@ static void init(void) {
                amber_engine_by_id(a.engine)->name);
   }
   struct amber_heap *h = &amber_the_heap;
-  if (amber_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK, h) != 0) exit(2);
+  int window = amber_opt.strict ? 0 : AMBER_OPEN_WINDOW_READ;
+  if (amber_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window, h) != 0) exit(2);
+  amber_alias_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
   if (amber_opt.heap_size_set && amber_opt.heap_size != h->hdr.data_size) {
     amber_heap_unmap(h);
     amber_fatal("heap %s holds %llu bytes but AMBER_HEAP_SIZE=%llu; unset AMBER_HEAP_SIZE or use a new heap file", path,
@@ -90,10 +94,11 @@ static void init(void) {
   amber_pm_quiesce(AMBER_QUIESCE_OPEN);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_eng->name, amber_pm_mode_name());
+  amber_strict_open(h);
   if (amber_wrappers_heap_open) amber_wrappers_heap_open();
   /* Base first: a check that sees the new size also sees the new base
    * (initialisation normally runs before main, with one thread). */
-  __atomic_store_n(&__amber_heap_base, (uintptr_t)h->data, __ATOMIC_RELEASE);
+  __atomic_store_n(&__amber_heap_base, (uintptr_t)h->window, __ATOMIC_RELEASE);
   __atomic_store_n(&__amber_heap_size, h->hdr.data_size, __ATOMIC_RELEASE);
   atexit(close_at_exit);
 }

@@ -1,7 +1,8 @@
 /* libc functions called inside regions, rewritten by the pass to these
  * wrappers (same signatures and results as libc).  Writes to persistent
  * memory go through the transaction; reads too unless the engine allows
- * reading the heap in place. */
+ * reading the heap in place, and then at the alias (amber_reach): results
+ * that point into a string are given back canonical. */
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,15 @@ static inline int direct(const void *p) {
 /* Reads byte i of s (through the transaction when needed). */
 static inline unsigned char byte_at(const void *s, size_t i) {
   const unsigned char *p = (const unsigned char *)s + i;
-  return direct(p) ? *p : __amber_load1(p);
+  return direct(p) ? *(const unsigned char *)amber_reach(p) : __amber_load1(p);
 }
+
+/* r, found by a libc function in amber_reach(s), as the program sees it. */
+static inline void *seen(const void *s, void *r) {
+  return r && amber_in_heap(s) ? amber_canonical(r) : r;
+}
+
+#define R(p) amber_reach(p)
 
 void *__amber_memcpy(void *dst, const void *src, size_t n) {
   if (!n) return dst;
@@ -85,7 +93,7 @@ void *__amber_memset(void *dst, int c, size_t n) {
 }
 
 int __amber_memcmp(const void *a, const void *b, size_t n) {
-  if (direct(a) && direct(b)) return memcmp(a, b, n);
+  if (direct(a) && direct(b)) return memcmp(R(a), R(b), n);
   for (size_t i = 0; i < n; i++) {
     int d = (int)byte_at(a, i) - (int)byte_at(b, i);
     if (d) return d;
@@ -94,23 +102,23 @@ int __amber_memcmp(const void *a, const void *b, size_t n) {
 }
 
 void *__amber_memchr(const void *s, int c, size_t n) {
-  if (direct(s)) return memchr(s, c, n);
+  if (direct(s)) return seen(s, memchr(R(s), c, n));
   for (size_t i = 0; i < n; i++)
     if (byte_at(s, i) == (unsigned char)c) return (char *)s + i;
   return NULL;
 }
 
 size_t __amber_strnlen(const char *s, size_t max) {
-  if (direct(s)) return strnlen(s, max);
+  if (direct(s)) return strnlen(R(s), max);
   size_t i = 0;
   while (i < max && byte_at(s, i)) i++;
   return i;
 }
 
-size_t __amber_strlen(const char *s) { return direct(s) ? strlen(s) : __amber_strnlen(s, (size_t)-1); }
+size_t __amber_strlen(const char *s) { return direct(s) ? strlen(R(s)) : __amber_strnlen(s, (size_t)-1); }
 
 int __amber_strncmp(const char *a, const char *b, size_t n) {
-  if (direct(a) && direct(b)) return strncmp(a, b, n);
+  if (direct(a) && direct(b)) return strncmp(R(a), R(b), n);
   for (size_t i = 0; i < n; i++) {
     unsigned char x = byte_at(a, i), y = byte_at(b, i);
     if (x != y) return (int)x - (int)y;
@@ -120,12 +128,12 @@ int __amber_strncmp(const char *a, const char *b, size_t n) {
 }
 
 int __amber_strcmp(const char *a, const char *b) {
-  if (direct(a) && direct(b)) return strcmp(a, b);
+  if (direct(a) && direct(b)) return strcmp(R(a), R(b));
   return __amber_strncmp(a, b, (size_t)-1);
 }
 
 char *__amber_strchr(const char *s, int c) {
-  if (direct(s)) return strchr(s, c);
+  if (direct(s)) return seen(s, strchr(R(s), c));
   for (size_t i = 0;; i++) {
     unsigned char x = byte_at(s, i);
     if (x == (unsigned char)c) return (char *)s + i;
@@ -134,7 +142,7 @@ char *__amber_strchr(const char *s, int c) {
 }
 
 char *__amber_strrchr(const char *s, int c) {
-  if (direct(s)) return strrchr(s, c);
+  if (direct(s)) return seen(s, strrchr(R(s), c));
   char *last = NULL;
   for (size_t i = 0;; i++) {
     unsigned char x = byte_at(s, i);

@@ -22,6 +22,26 @@ static inline int amber_in_heap(const void *p) {
   return (uintptr_t)p - __amber_heap_base < __amber_heap_size;
 }
 
+/* The alias minus the canonical window: amber_the_heap.data - hdr.base once
+ * the heap is open (DESIGN.md §4).  The program holds canonical addresses
+ * only; the runtime dereferences heap memory only at their aliases. */
+extern intptr_t amber_alias_delta;
+
+/* Where the runtime reads or writes the heap byte the program knows as p
+ * (p in the heap window). */
+static inline void *amber_alias(const void *p) {
+  return (char *)(uintptr_t)p + amber_alias_delta;
+}
+/* The canonical address of an alias address a (the program's view). */
+static inline void *amber_canonical(const void *a) {
+  return (char *)(uintptr_t)a - amber_alias_delta;
+}
+/* Where the runtime may dereference p: its alias when p is in the heap
+ * window, else p itself. */
+static inline void *amber_reach(const void *p) {
+  return amber_in_heap(p) ? amber_alias(p) : (void *)(uintptr_t)p;
+}
+
 /* Opens (creating if needed) and recovers the heap once; fatal on error. */
 void amber_ensure_init(void);
 /* Fatal error when the heap was closed by amber_close(). */

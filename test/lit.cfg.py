@@ -39,4 +39,4 @@ config.substitutions.append(("%examples", os.path.join(src, "examples")))
 # %unit_cc: compile a unit test of runtime internals against the static runtime.
 config.substitutions.append(("%unit_cc", "%s -std=gnu11 -O1 -g -Wall -Werror -D_GNU_SOURCE -I%s -I%s" % (
     os.path.join(tools, "clang"), os.path.join(src, "runtime"), config.amber_include)))
-config.substitutions.append(("%unit_libs", "%s -lpmem -lpthread -ldl" % os.path.join(config.amber_obj_root, "lib", "libamber_static.a")))
+config.substitutions.append(("%unit_libs", "%s -lpmem -lunwind -lpthread -ldl" % os.path.join(config.amber_obj_root, "lib", "libamber_static.a")))

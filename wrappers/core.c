@@ -30,9 +30,13 @@ void amber_wrappers_heap_open(void) { amber_wrap_signals_install(); }
 
 /* ---- reading and writing the heap ---- */
 
-int amber_wrap_reads_need_engine(void) {
-  /* In a forked child every touch takes the slow path, which refuses it. */
-  return (amber_eng && !amber_eng->direct_reads && !__atomic_load_n(&amber_closed, __ATOMIC_ACQUIRE)) || amber_forked;
+/* Heap reads need the engine (its committed versions may not be in the data
+ * area yet): an engine without direct reads, a heap still open.  Otherwise
+ * the data area holds the committed state and is read in place, at the
+ * alias.  Either way libc never reads the canonical window itself: it is
+ * inaccessible (strict mode) or may be stale. */
+static int engine_reads(void) {
+  return amber_eng && !amber_eng->direct_reads && !__atomic_load_n(&amber_closed, __ATOMIC_ACQUIRE);
 }
 
 void amber_wrap_check_usable(const char *fn, const void *addr) {
@@ -43,7 +47,8 @@ void amber_wrap_check_usable(const char *fn, const void *addr) {
 }
 
 void amber_wrap_read_tx(void (*fn)(void *), void *arg) {
-  if (amber_thread()->depth > 0) fn(arg); /* the running transaction's view */
+  /* In a transaction: its view; reads in place: no transaction needed. */
+  if (amber_thread()->depth > 0 || !engine_reads()) fn(arg);
   else amber_tx_run_internal(fn, arg);
 }
 
@@ -62,11 +67,8 @@ void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *),
 void amber_wrap_load(void *dst, const void *src, size_t n) {
   uintptr_t b = __amber_heap_base, e = b + __amber_heap_size, a = (uintptr_t)src;
   char *d = dst;
-  if (!amber_wrap_reads_need_engine()) {
-    REAL(memmove)(d, src, n);
-    return;
-  }
-  struct amber_thread *t = amber_thread();
+  int engine = engine_reads();
+  struct amber_thread *t = engine ? amber_thread() : NULL;
   while (n) {
     size_t k;
     if (a < b || a >= e) {
@@ -74,7 +76,8 @@ void amber_wrap_load(void *dst, const void *src, size_t n) {
       REAL(memmove)(d, (const void *)a, k);
     } else {
       k = e - a < n ? e - a : n;
-      amber_tx_read(t, (const void *)a, d, k);
+      if (engine) amber_tx_read(t, amber_alias((const void *)a), d, k);
+      else REAL(memmove)(d, amber_alias((const void *)a), k);
     }
     a += k;
     d += k;
@@ -86,13 +89,20 @@ size_t amber_wrap_strnlen_tx(const char *s, size_t max) {
   size_t i = 0;
   while (i < max) {
     const char *p = s + i;
-    if (!wrap_in_heap(p) || !amber_wrap_reads_need_engine()) return i + REAL(strnlen)(p, max - i);
+    if (!wrap_in_heap(p)) return i + REAL(strnlen)(p, max - i);
     uintptr_t a = (uintptr_t)p, e = __amber_heap_base + __amber_heap_size;
+    if (!engine_reads()) {
+      /* In place, up to the window's end (a string may not run past it). */
+      size_t k = e - a < max - i ? e - a : max - i, z = REAL(strnlen)(amber_alias(p), k);
+      if (z < k) return i + z;
+      i += k;
+      continue;
+    }
     size_t k = PIECE - (a & (PIECE - 1));
     if (k > e - a) k = e - a;
     if (k > max - i) k = max - i;
     char buf[PIECE];
-    amber_tx_read(amber_thread(), p, buf, k);
+    amber_tx_read(amber_thread(), amber_alias(p), buf, k);
     const char *z = memchr(buf, 0, k);
     if (z) return i + (size_t)(z - buf);
     i += k;
@@ -113,7 +123,7 @@ static void read_fn(void *arg) {
 
 void amber_wrap_read(void *dst, const void *src, size_t n) {
   if (!n) return;
-  if (!wrap_touches(src, n) || !amber_wrap_reads_need_engine()) {
+  if (!wrap_touches(src, n)) {
     REAL(memmove)(dst, src, n);
     return;
   }

@@ -35,6 +35,7 @@ static void in_child(void) {
   amber_forked = 1;
   __atomic_store_n(&amber_closed, 1, __ATOMIC_RELEASE);
   if (h->data) mprotect(h->data, h->hdr.data_size, PROT_NONE);
+  if (h->window) mprotect(h->window, h->hdr.data_size, PROT_NONE); /* readable with AMBER_STRICT=0 */
   if (h->meta) mprotect(h->meta, AMBER_META_SIZE, PROT_NONE);
   if (h->engine_area && h->hdr.engine_size) mprotect(h->engine_area, h->hdr.engine_size, PROT_NONE);
   if (h->fd >= 0) {
@@ -51,7 +52,8 @@ static int within(const void *a, const void *base, uint64_t n) {
 int amber_wrap_fork_fault(int sig, void *addr) {
   (void)sig;
   const struct amber_heap *h = &amber_the_heap;
-  if (!within(addr, h->data, h->hdr.data_size) && !within(addr, h->meta, AMBER_META_SIZE) &&
+  if (!within(addr, h->data, h->hdr.data_size) && !within(addr, h->window, h->hdr.data_size) &&
+      !within(addr, h->meta, AMBER_META_SIZE) &&
       !within(addr, h->engine_area, h->hdr.engine_size))
     return 0;
   amber_error("fork() in a process with an open amber heap: the child (pid %d) touched heap %s memory at %p. A forked child must "

@@ -2,9 +2,9 @@
  * buffer read into a volatile bounce buffer first (the system call or stdio
  * runs outside any transaction), then store what they read in one
  * transaction; write/pwrite/fwrite/puts/fputs from the heap copy the data
- * out through the engine first when it keeps committed versions outside the
- * data area (mvcc).  Engines that read in place (romulus) let the latter
- * pass straight through. */
+ * out first (libc cannot read the canonical window: strict mode), through
+ * the engine when it keeps committed versions outside the data area (mvcc),
+ * in place at the alias otherwise (romulus). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +81,7 @@ static void in_store(const char *fn, void *dst, const char *src, size_t n) {
 
 /* The heap is written (reads into it) / read through the engine. */
 #define INTO(p, n) (__builtin_expect(wrap_touches(p, n), 0))
-#define OUT_OF(p, n) (__builtin_expect(wrap_touches(p, n), 0) && amber_wrap_reads_need_engine())
+#define OUT_OF(p, n) (__builtin_expect(wrap_touches(p, n), 0))
 
 /* ---- system calls ---- */
 
@@ -240,7 +240,7 @@ char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
 }
 
 /* A heap string to print: a volatile copy read through the engine. */
-#define OUT_STR(s) (__builtin_expect(wrap_in_heap(s), 0) && amber_wrap_reads_need_engine())
+#define OUT_STR(s) (__builtin_expect(wrap_in_heap(s), 0))
 
 #define PUTS_LIKE(fn, call)                                                    \
   do {                                                                         \

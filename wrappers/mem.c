@@ -1,9 +1,11 @@
 /* mem* called by code amber never compiled (other libraries, files built
  * without the pass): writes into the heap run as one transaction each,
- * reads of the heap go through the engine when it keeps committed versions
+ * reads of the heap are copied out by the runtime (libc cannot read the
+ * canonical window), through the engine when it keeps committed versions
  * outside the data area (mvcc).  The pass rewrites these calls itself in
  * instrumented code (runtime/libc.c). */
 #include <string.h>
+#include <strings.h>
 
 #include "../runtime/tx.h"
 #include "wrap.h"
@@ -12,13 +14,14 @@ WRAP_REAL(memcpy)
 WRAP_REAL(memmove)
 WRAP_REAL(memset)
 WRAP_REAL(memcmp)
+WRAP_REAL(bcmp)
 WRAP_REAL(memchr)
 WRAP_REAL(__memcpy_chk)
 WRAP_REAL(__memmove_chk)
 WRAP_REAL(__memset_chk)
 
 __attribute__((constructor(102))) static void resolve_mem(void) {
-  (void)TRY_REAL(memcpy), (void)TRY_REAL(memmove), (void)TRY_REAL(memset), (void)TRY_REAL(memcmp), (void)TRY_REAL(memchr);
+  (void)TRY_REAL(memcpy), (void)TRY_REAL(memmove), (void)TRY_REAL(memset), (void)TRY_REAL(memcmp), (void)TRY_REAL(bcmp), (void)TRY_REAL(memchr);
   (void)TRY_REAL(__memcpy_chk), (void)TRY_REAL(__memmove_chk), (void)TRY_REAL(__memset_chk);
 }
 
@@ -134,17 +137,26 @@ void *memset(void *dst, int c, size_t n) {
   return heap_set(dst, c, n);
 }
 
-int memcmp(const void *a, const void *b, size_t n) {
-  if (!TOUCH2(a, b, n) || !amber_wrap_reads_need_engine()) return REAL(memcmp)(a, b, n);
-  amber_wrap_check_usable("memcmp", wrap_touches(a, n) ? a : b);
+static int heap_cmp(const char *fn, const void *a, const void *b, size_t n) {
+  amber_wrap_check_usable(fn, wrap_touches(a, n) ? a : b);
   struct cmp_req r = {a, b, n, 0, NULL};
   amber_wrap_read_tx(cmp_fn, &r);
   return r.result;
 }
 
+int memcmp(const void *a, const void *b, size_t n) {
+  if (!TOUCH2(a, b, n)) return REAL(memcmp)(a, b, n);
+  return heap_cmp("memcmp", a, b, n);
+}
+
+/* Compilers turn memcmp(...) == 0 into bcmp. */
+int bcmp(const void *a, const void *b, size_t n) {
+  if (!TOUCH2(a, b, n)) return REAL(bcmp)(a, b, n);
+  return heap_cmp("bcmp", a, b, n);
+}
+
 void *memchr(const void *s, int c, size_t n) {
-  if (__builtin_expect(!wrap_touches(s, n), 1) || !amber_wrap_reads_need_engine())
-    return REAL(memchr)(s, c, n);
+  if (__builtin_expect(!wrap_touches(s, n), 1)) return REAL(memchr)(s, c, n);
   amber_wrap_check_usable("memchr", s);
   struct cmp_req r = {s, NULL, n, (unsigned char)c, NULL};
   amber_wrap_read_tx(chr_fn, &r);

@@ -5,10 +5,11 @@
  * Each call's format is parsed and its arguments walked (on a copy of the
  * va_list).  When no argument matters the real function runs unchanged.
  * Arguments that matter:
- *   - %s / %ls of a heap string while the engine keeps committed versions
- *     outside the data area (mvcc): the string is copied out through the
- *     engine (every heap string of the call in one snapshot) and formatted
- *     from the copy;
+ *   - %s / %ls of a heap string (and a format in the heap): libc cannot
+ *     read the canonical window (strict mode), so the string is copied out
+ *     (through the engine when it keeps committed versions outside the data
+ *     area, mvcc: every heap string of the call in one snapshot) and
+ *     formatted from the copy;
  *   - %n into the heap: the count is stored in a transaction;
  *   - a destination in the heap (sprintf, snprintf, ...): the text is
  *     formatted into volatile memory and stored in one transaction.
@@ -277,8 +278,7 @@ static int plan(struct job *j, const char *fn, const char *fmt, va_list ap, int 
   j->saved_errno = errno;
   j->fmt = fmt;
   j->specs = j->local;
-  int engine = amber_wrap_reads_need_engine();
-  if (wrap_in_heap(fmt) && engine) {
+  if (wrap_in_heap(fmt)) {
     amber_wrap_check_usable(fn, fmt);
     j->fmt = j->fmt_copy = amber_wrap_strndup(fmt, SIZE_MAX, NULL);
     if (!j->fmt) oom();
@@ -288,13 +288,13 @@ static int plan(struct job *j, const char *fn, const char *fmt, va_list ap, int 
   int relevant = 0;
   for (size_t i = 0; i < j->nspecs; i++) {
     char c = j->specs[i].conv;
-    relevant |= c == 'n' || (engine && (c == 's' || c == 'S'));
+    relevant |= c == 'n' || c == 's' || c == 'S';
   }
   if (!relevant || fetch_all(j, ap) != 0) return mode;
   for (size_t i = 0; i < j->nspecs; i++) {
     struct spec *s = &j->specs[i];
     if (s->conv == 'n' && s->v.p && wrap_touches(s->v.p, 1)) s->heap = 1;
-    if ((s->conv == 's' || s->conv == 'S') && engine && s->v.p && wrap_in_heap(s->v.p)) {
+    if ((s->conv == 's' || s->conv == 'S') && s->v.p && wrap_in_heap(s->v.p)) {
       amber_wrap_check_usable(fn, s->v.p);
       s->heap = 1;
     }

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -88,6 +89,7 @@ HIDDEN size_t __wrap_strlen(const char *s) {
 }
 
 FORWARD(int, memcmp, (const void *a, const void *b, size_t n), (a, b, n))
+FORWARD(int, bcmp, (const void *a, const void *b, size_t n), (a, b, n))
 FORWARD(void *, memchr, (const void *s, int c, size_t n), (s, c, n))
 FORWARD(size_t, strnlen, (const char *s, size_t n), (s, n))
 FORWARD(int, strcmp, (const char *a, const char *b), (a, b))

@@ -14,6 +14,15 @@
  * back.  Other ways to install a handler (sigset, sysv_signal, the raw
  * system call) are not seen; the handler they install simply runs.
  *
+ * SIGSEGV is also how strict mode (runtime/strict.c) sees code amber did
+ * not instrument touch the heap's canonical window, so while the heap is
+ * open amber's handler is installed for it whatever the statistics
+ * options, and stays installed when the program sets its own handler: it
+ * "chains".  A window fault is reported (and ends the process) first; for
+ * any other SIGSEGV the program's handler is called from amber's, with the
+ * same arguments, its sa_mask added and SA_RESETHAND honoured (SA_NODEFER
+ * and SA_ONSTACK are those of amber's handler, which has SA_ONSTACK).
+ *
  * In a child forked while the heap is open (fork.c), SIGSEGV and SIGBUS
  * get the handler too: a fault inside the heap's mappings, which the
  * child made inaccessible, ends the child with an amber: error: that says
@@ -26,6 +35,7 @@
 #include "../runtime/diag.h"
 #include "../runtime/options.h"
 #include "../runtime/stats.h"
+#include "../runtime/strict.h"
 #include "wrap.h"
 
 WRAP_REAL(sigaction)
@@ -38,9 +48,10 @@ static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
 /* Per signal, under `lock`: tracked (amber may install its handler for
  * it), ours (amber's handler is the installed one), prog (what the program
- * believes is installed while ours is). */
+ * believes is installed while ours is), chain (SIGSEGV while the heap is
+ * open: ours stays installed and calls prog, whatever prog is). */
 static struct {
-  int tracked, ours;
+  int tracked, ours, chain;
   struct sigaction prog;
 } st[NSIG];
 static int lock;
@@ -77,10 +88,35 @@ static void take_over(int sig, const struct sigaction *prog) {
   }
 }
 
+/* A chained signal whose program disposition is a handler: runs it, as the
+ * kernel would have, and returns 1; else 0. */
+static int run_program_handler(int sig, siginfo_t *si, void *uc) {
+  sigset_t saved;
+  lock_take(&saved);
+  struct sigaction p = st[sig].prog;
+  int handler = p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN;
+  if (handler && (p.sa_flags & SA_RESETHAND)) {
+    st[sig].prog.sa_handler = SIG_DFL;
+    st[sig].prog.sa_flags &= ~SA_SIGINFO;
+  }
+  lock_give(&saved);
+  if (!handler) return 0;
+  sigset_t before;
+  pthread_sigmask(SIG_BLOCK, &p.sa_mask, &before);
+  if (p.sa_flags & SA_SIGINFO) p.sa_sigaction(sig, si, uc);
+  else p.sa_handler(sig);
+  pthread_sigmask(SIG_SETMASK, &before, NULL);
+  return 1;
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
   int e = errno;
   if (amber_forked && (sig == SIGSEGV || sig == SIGBUS) && amber_wrap_fork_fault(sig, si->si_addr)) _exit(2);
+  if (sig == SIGSEGV && !amber_forked) amber_strict_fault(si, uc); /* returns unless the fault is in the window */
+  if (__atomic_load_n(&st[sig].chain, __ATOMIC_ACQUIRE) && run_program_handler(sig, si, uc)) {
+    errno = e;
+    return;
+  }
   if (!amber_forked) amber_stats_at_signal();
   /* Now what the program asked for (the default, unless a forked child
    * inherited the program's own handler), and the signal again: a fault
@@ -89,6 +125,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
   lock_take(&saved);
   REAL(sigaction)(sig, &st[sig].prog, NULL);
   st[sig].ours = 0;
+  st[sig].chain = 0;
   lock_give(&saved);
   if (si->si_code <= 0 || sig == SIGABRT) {
     sigset_t one;
@@ -102,15 +139,19 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
 
 void amber_wrap_signals_install(void) {
   amber_stats_prepare_signal();
-  if (!(amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]))) return;
+  int stats = amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]);
   sigset_t saved;
   lock_take(&saved);
   for (int i = 0; i < NSIGS; i++) {
     int sig = fatal[i];
+    /* SIGSEGV: strict mode's faults, reported whatever the program set. */
+    int chain = sig == SIGSEGV && amber_the_heap.window;
+    if (!stats && !chain) continue;
     struct sigaction cur;
     if (st[sig].tracked || REAL(sigaction)(sig, NULL, &cur) != 0) continue;
     st[sig].tracked = 1;
-    if (cur.sa_handler == SIG_DFL) take_over(sig, &cur);
+    if (cur.sa_handler == SIG_DFL || chain) take_over(sig, &cur);
+    __atomic_store_n(&st[sig].chain, chain && st[sig].ours, __ATOMIC_RELEASE);
   }
   lock_give(&saved);
 }
@@ -140,7 +181,7 @@ static int track_sigaction(int sig, const struct sigaction *act, struct sigactio
   int r = 0;
   if (st[sig].ours) {
     if (old) *old = st[sig].prog;
-    if (act && act->sa_handler == SIG_DFL) st[sig].prog = *act; /* ours goes on standing in for it */
+    if (act && (act->sa_handler == SIG_DFL || st[sig].chain)) st[sig].prog = *act; /* ours goes on standing in for it */
     else if (act && (r = REAL(sigaction)(sig, act, NULL)) == 0) st[sig].ours = 0;
   } else if (act && act->sa_handler == SIG_DFL && !amber_forked) {
     r = REAL(sigaction)(sig, NULL, old);

@@ -33,8 +33,8 @@ __attribute__((constructor(102))) static void resolve_str(void) {
   (void)TRY_REAL(memset), (void)TRY_REAL(__strcpy_chk), (void)TRY_REAL(__strncpy_chk), (void)TRY_REAL(__strcat_chk);
 }
 
-/* Reads of this string need the engine. */
-static inline int heap_read(const void *s) { return __builtin_expect(wrap_in_heap(s), 0) && amber_wrap_reads_need_engine(); }
+/* This string is in the heap: read it through amber_wrap_load. */
+static inline int heap_read(const void *s) { return __builtin_expect(wrap_in_heap(s), 0); }
 
 /* ---- a byte cursor over a string: heap bytes through the engine, in
  * pieces that stay inside the heap window; other bytes one at a time, so it
@@ -50,7 +50,7 @@ struct cursor {
 
 static inline unsigned char next_byte(struct cursor *c) {
   if (c->pos < c->have) return c->buf[c->pos++];
-  if (!wrap_in_heap(c->p) || !amber_wrap_reads_need_engine()) return *c->p++;
+  if (!wrap_in_heap(c->p)) return *c->p++;
   uintptr_t a = (uintptr_t)c->p, e = __amber_heap_base + __amber_heap_size;
   size_t k = PIECE - (a & (PIECE - 1));
   if (k > e - a) k = e - a;

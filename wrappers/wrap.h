@@ -77,11 +77,10 @@ static inline int wrap_in_heap(const void *p) {
 
 /* ---- the heap, for interceptors that touch it ---- */
 
-/* Reads of heap memory need the engine (its committed versions may not be
- * in the data area yet): an engine without direct reads, a heap still open.
- * Also true in a forked child, so that its reads reach
- * amber_wrap_check_usable. */
-int amber_wrap_reads_need_engine(void);
+/* Heap memory is never read by the real functions: the canonical window is
+ * inaccessible to code amber did not instrument (strict mode, runtime/
+ * strict.c), and may be stale.  Interceptors read it with the functions
+ * below, through the engine or in place at the alias. */
 
 /* Stops the program when an interceptor touches the heap where it may not:
  * in a child forked from the process that has the heap open, or after
@@ -90,7 +89,8 @@ void amber_wrap_check_usable(const char *fn, const void *addr);
 
 /* Runs fn(arg) as a transaction that reads (and perhaps writes) the heap:
  * joins the running transaction when the thread is in one (the read-only
- * case never upgrades it), else runs a transaction of its own. fn may be
+ * case never upgrades it), else runs a transaction of its own (read: only
+ * when the engine's committed state is not in place).  fn may be
  * run more than once (the engine re-runs aborted transactions): it must
  * only read the heap and write the heap or its own output. */
 void amber_wrap_read_tx(void (*fn)(void *), void *arg);

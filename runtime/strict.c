@@ -1,0 +1,158 @@
+/* The fault report of strict mode.
+ *
+ * The program holds canonical heap addresses; amber reads and writes the
+ * data through its alias mapping, so the canonical window itself is
+ * PROT_NONE (AMBER_STRICT=1) or PROT_READ (AMBER_STRICT=0).  Code the pass
+ * never saw (another library, a file built without amber-cc) that touches
+ * it faults; this turns the SIGSEGV into a diagnostic that says which
+ * access, where in the heap file, and from which code.
+ *
+ * Everything here runs in a signal handler: output goes through write(2)
+ * from a stack buffer, numbers are formatted by hand, nothing allocates.
+ * libunwind's local unwinding (unw_init_local2, unw_step,
+ * unw_get_proc_name) is async-signal-safe; dladdr only reads the loader's
+ * tables (it takes the loader lock, which a faulting thread does not hold
+ * unless the fault is inside the loader). */
+#define UNW_LOCAL_ONLY
+#include "strict.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "heap.h"
+
+/* Set once at open, before the window is published; read by the handler. */
+static uintptr_t window_lo, window_size;
+static uint64_t data_file_off;
+static char heap_path[PATH_MAX];
+
+void amber_strict_open(const struct amber_heap *h) {
+  if (!h->window) return;
+  snprintf(heap_path, sizeof heap_path, "%s", h->path);
+  data_file_off = h->hdr.data_offset;
+  window_size = h->hdr.data_size;
+  __atomic_store_n(&window_lo, (uintptr_t)h->window, __ATOMIC_RELEASE);
+}
+
+/* ---- async-signal-safe output ---- */
+
+struct line {
+  char buf[512];
+  size_t n;
+};
+
+static void put(struct line *l, const char *s) {
+  while (*s && l->n < sizeof l->buf) l->buf[l->n++] = *s++;
+}
+
+static void put_hex(struct line *l, uint64_t v) {
+  char d[19];
+  int i = (int)sizeof d;
+  do {
+    d[--i] = "0123456789abcdef"[v & 15];
+    v >>= 4;
+  } while (v);
+  d[--i] = 'x';
+  d[--i] = '0';
+  for (; i < (int)sizeof d && l->n < sizeof l->buf; i++) l->buf[l->n++] = d[i];
+}
+
+static void put_dec(struct line *l, uint64_t v) {
+  char d[20];
+  int i = (int)sizeof d;
+  do {
+    d[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (; i < (int)sizeof d && l->n < sizeof l->buf; i++) l->buf[l->n++] = d[i];
+}
+
+static void flush_line(struct line *l) {
+  if (l->n == sizeof l->buf) l->n--;
+  l->buf[l->n++] = '\n';
+  for (size_t off = 0; off < l->n;) {
+    ssize_t w = write(2, l->buf + off, l->n - off);
+    if (w <= 0) break;
+    off += (size_t)w;
+  }
+  l->n = 0;
+}
+
+/* ---- the report ---- */
+
+/* One frame: "  #N 0xPC function+0xOFF (module+0xOFF)". */
+static void put_frame(struct line *l, int n, unw_cursor_t *c, uintptr_t pc) {
+  put(l, "  #");
+  put_dec(l, (uint64_t)n);
+  put(l, " ");
+  put_hex(l, pc);
+  char name[256];
+  unw_word_t off = 0;
+  if (unw_get_proc_name(c, name, sizeof name, &off) == 0) {
+    put(l, " ");
+    put(l, name);
+    put(l, "+");
+    put_hex(l, off);
+  }
+  Dl_info di;
+  /* A caller's pc is the return address: look up the call instruction. */
+  if (dladdr((void *)(n ? pc - 1 : pc), &di) && di.dli_fname) {
+    put(l, " (");
+    put(l, di.dli_fname);
+    put(l, "+");
+    put_hex(l, pc - (uintptr_t)di.dli_fbase);
+    put(l, ")");
+  }
+  flush_line(l);
+}
+
+static void backtrace_from(void *uc) {
+  struct line l = {.n = 0};
+  put(&l, "amber: backtrace (innermost first):");
+  flush_line(&l);
+  unw_cursor_t c;
+  if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0) {
+    put(&l, "  (no backtrace: libunwind cannot unwind from this fault)");
+    flush_line(&l);
+    return;
+  }
+  for (int n = 0; n < 64; n++) {
+    unw_word_t ip = 0;
+    if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    put_frame(&l, n, &c, (uintptr_t)ip);
+    if (unw_step(&c) <= 0) break;
+  }
+}
+
+void amber_strict_fault(const siginfo_t *si, void *uc) {
+  uintptr_t lo = __atomic_load_n(&window_lo, __ATOMIC_ACQUIRE), a = (uintptr_t)si->si_addr;
+  /* si_code <= 0: sent (kill, raise), si_addr means nothing. */
+  if (si->si_code <= 0 || !lo || a - lo >= window_size) return;
+  int write_access = 0;
+#if defined(__x86_64__)
+  /* The page-fault error code: bit 1 is set for a write. */
+  write_access = uc && (((const ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#endif
+  struct line l = {.n = 0};
+  put(&l, "amber: error: persistent memory accessed outside the runtime: ");
+  put(&l, write_access ? "write of " : "read of ");
+  put_hex(&l, a);
+  put(&l, " (heap ");
+  put(&l, heap_path);
+  put(&l, " offset ");
+  put_hex(&l, data_file_off + (a - lo));
+  put(&l, ")");
+  flush_line(&l);
+  put(&l, "amber: note: code amber did not instrument touched the heap directly; compile it with amber-cc so that its "
+          "accesses go through the runtime");
+  put(&l, write_access ? " (its writes are never allowed: they would not be crash-safe)"
+                       : ", or run with AMBER_STRICT=0 to let it read the heap (possibly stale data; docs/guide.md)");
+  flush_line(&l);
+  backtrace_from(uc);
+  _exit(2);
+}
