@@ -10,6 +10,7 @@
 #include "amber.h"
 #include "diag.h"
 #include "engine.h"
+#include "fase.h"
 #include "options.h"
 #include "ordo.h"
 #include "ordo_record.h"
@@ -39,6 +40,7 @@ static void init(void) {
   amber_options_load();
   amber_pm_init();
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
+  amber_fase_init();  /* AMBER_FASE: likewise */
   char path[PATH_MAX];
   if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
   else amber_default_heap_path(path, sizeof path);
