@@ -129,8 +129,11 @@ int amber_close(void) {
     /* exit() from inside a region: that region never committed, and its
      * thread holds the engine's locks.  Leave the heap as a crash would;
      * recovery at the next open rolls the region back. */
-    amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
-               amber_thread()->desc ? amber_thread()->desc->name : "runtime");
+    if (amber_thread()->fase == AMBER_FASE_OPEN && !amber_thread()->desc)
+      amber_warn("exit inside a lock-delimited section (AMBER_FASE=locks): its stores are rolled back at the next open");
+    else
+      amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
+                 amber_thread()->desc ? amber_thread()->desc->name : "runtime");
     amber_closed = 1;
     return -1;
   }

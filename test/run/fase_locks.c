@@ -23,11 +23,14 @@
 // RUN: FileCheck %s --check-prefix=TWO < %t.cw.json
 // RUN: env AMBER_FASE=locks not %run %t condwait2 2>&1 | FileCheck %s --check-prefix=CW2
 // RUN: env AMBER_FASE=locks not %run %t inregion 2>&1 | FileCheck %s --check-prefix=INREGION
+// RUN: env AMBER_FASE=locks %run %t exit 2>&1 | FileCheck %s --check-prefix=EXIT
+// RUN: env AMBER_FASE=locks %rerun %t show | FileCheck %s --check-prefix=SHOW
 // RUN: env AMBER_FASE=bogus not %run %t basic 2>&1 | FileCheck %s --check-prefix=BAD
 #include <amber.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -111,6 +114,13 @@ int main(int argc, char **argv) {
     pthread_mutex_lock(&m2);
     struct timespec ts = soon(10);
     pthread_cond_timedwait(&c, &m2, &ts);
+  } else if (!strcmp(mode, "exit")) {
+    // exit() inside a section: it never committed, so it is rolled back.
+    pthread_mutex_lock(&m);
+    r->a = 5;
+    exit(0);
+  } else if (!strcmp(mode, "show")) {
+    printf("a %ld\n", r->a);
   } else if (!strcmp(mode, "inregion")) {
     pthread_mutex_lock(&m);
     r->a++;
@@ -129,4 +139,6 @@ int main(int argc, char **argv) {
 // TWO: "update_commits": 3,
 // CW2: amber: error: pthread_cond_timedwait() while this thread holds 2 program locks
 // INREGION: amber: error: the outermost unlock ended a lock-delimited section (AMBER_FASE=locks) inside an AMBER region
+// EXIT: amber: warning: exit inside a lock-delimited section (AMBER_FASE=locks): its stores are rolled back at the next open
+// SHOW: a 0
 // BAD: amber: error: AMBER_FASE=bogus is not a section mode
