@@ -25,6 +25,8 @@
 // RUN: env AMBER_FASE=locks not %run %t inregion 2>&1 | FileCheck %s --check-prefix=INREGION
 // RUN: env AMBER_FASE=locks %run %t exit 2>&1 | FileCheck %s --check-prefix=EXIT
 // RUN: env AMBER_FASE=locks %rerun %t show | FileCheck %s --check-prefix=SHOW
+// RUN: env AMBER_FASE=locks %run %t alloc | FileCheck %s --check-prefix=ALLOC
+// RUN: env AMBER_FASE=locks %rerun %t alloc | FileCheck %s --check-prefix=ALLOC2
 // RUN: env AMBER_FASE=bogus not %run %t basic 2>&1 | FileCheck %s --check-prefix=BAD
 #include <amber.h>
 #include <errno.h>
@@ -36,6 +38,7 @@
 
 struct root {
   long a, b, c;
+  long *p;
 };
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER;
@@ -114,6 +117,21 @@ int main(int argc, char **argv) {
     pthread_mutex_lock(&m2);
     struct timespec ts = soon(10);
     pthread_cond_timedwait(&c, &m2, &ts);
+  } else if (!strcmp(mode, "alloc")) {
+    // Persistent allocation in a section: an AMBER_PERSISTENT block (it
+    // flattens into the section); free of the old object joins it too.
+    pthread_mutex_lock(&m);
+    long *old = r->p, *n;
+    AMBER_PERSISTENT {
+      n = malloc(4 * sizeof *n);
+      n[0] = old ? old[0] + 1 : 1;
+    }
+    r->p = n;
+    free(old);
+    pthread_mutex_unlock(&m);
+    struct amber_usage u;
+    amber_usage(&u);
+    printf("p[0] %ld, objects %llu\n", r->p[0], (unsigned long long)u.objects);
   } else if (!strcmp(mode, "exit")) {
     // exit() inside a section: it never committed, so it is rolled back.
     pthread_mutex_lock(&m);
@@ -141,4 +159,6 @@ int main(int argc, char **argv) {
 // INREGION: amber: error: the outermost unlock ended a lock-delimited section (AMBER_FASE=locks) inside an AMBER region
 // EXIT: amber: warning: exit inside a lock-delimited section (AMBER_FASE=locks): its stores are rolled back at the next open
 // SHOW: a 0
+// ALLOC: p[0] 1, objects 2
+// ALLOC2: p[0] 2, objects 2
 // BAD: amber: error: AMBER_FASE=bogus is not a section mode
