@@ -38,19 +38,21 @@ __attribute__((constructor(102))) static void resolve_locks(void) {
 
 /* ---- acquisitions: section lock (outermost), then the program's ---- */
 
-#define ACQUIRE(call, abstime)                                                 \
+/* `held` runs once the program's lock is held. */
+#define ACQUIRE(call, abstime, held)                                           \
   do {                                                                         \
     struct amber_thread *t = amber_thread();                                   \
     int outer = amber_fase_enter(t, (abstime));                                \
     if (outer > 1) return outer; /* the section lock timed out */             \
     int e = (call);                                                            \
+    if (e == 0) held;                                                          \
     amber_fase_entered(t, outer, e == 0);                                      \
     return e;                                                                  \
   } while (0)
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
   if (!amber_fase_on()) return REAL(pthread_mutex_lock)(m);
-  ACQUIRE(REAL(pthread_mutex_lock)(m), NULL);
+  ACQUIRE(REAL(pthread_mutex_lock)(m), NULL, (void)0);
 }
 
 /* An outermost trylock waits for the section lock (the thread holds no
@@ -58,12 +60,12 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
  * then tries the program's lock. */
 int pthread_mutex_trylock(pthread_mutex_t *m) {
   if (!amber_fase_on()) return REAL(pthread_mutex_trylock)(m);
-  ACQUIRE(REAL(pthread_mutex_trylock)(m), NULL);
+  ACQUIRE(REAL(pthread_mutex_trylock)(m), NULL, (void)0);
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
   if (!amber_fase_on()) return REAL(pthread_mutex_timedlock)(m, abstime);
-  ACQUIRE(REAL(pthread_mutex_timedlock)(m, abstime), abstime);
+  ACQUIRE(REAL(pthread_mutex_timedlock)(m, abstime), abstime, (void)0);
 }
 
 /* ---- rwlocks held for writing, per thread ---- */
@@ -94,30 +96,20 @@ static void rw_drop(pthread_rwlock_t *l) {
     }
 }
 
-#define ACQUIRE_RW(call, abstime)                                              \
-  do {                                                                         \
-    struct amber_thread *t = amber_thread();                                   \
-    int outer = amber_fase_enter(t, (abstime));                                \
-    if (outer > 1) return outer;                                               \
-    int e = (call);                                                            \
-    if (e == 0) rw_push(l);                                                    \
-    amber_fase_entered(t, outer, e == 0);                                      \
-    return e;                                                                  \
-  } while (0)
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l) {
   if (!amber_fase_on()) return REAL(pthread_rwlock_wrlock)(l);
-  ACQUIRE_RW(REAL(pthread_rwlock_wrlock)(l), NULL);
+  ACQUIRE(REAL(pthread_rwlock_wrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l) {
   if (!amber_fase_on()) return REAL(pthread_rwlock_trywrlock)(l);
-  ACQUIRE_RW(REAL(pthread_rwlock_trywrlock)(l), NULL);
+  ACQUIRE(REAL(pthread_rwlock_trywrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l, const struct timespec *restrict abstime) {
   if (!amber_fase_on()) return REAL(pthread_rwlock_timedwrlock)(l, abstime);
-  ACQUIRE_RW(REAL(pthread_rwlock_timedwrlock)(l, abstime), abstime);
+  ACQUIRE(REAL(pthread_rwlock_timedwrlock)(l, abstime), abstime, rw_push(l));
 }
 
 /* ---- releases: commit (outermost), the program's release, section lock ---- */
