@@ -77,7 +77,9 @@ static struct {
 } stray_table[AMBER_STRAY_SITES];
 
 void __amber_stray_store(const char *site, const void *p) {
-  if (!amber_in_heap(p) || amber_thread()->depth) return; /* not stray */
+  if (!amber_in_heap(p)) return;
+  struct amber_thread *t = amber_thread();
+  if (t->depth || t->fase) return; /* in a transaction or a lock-delimited section: not stray */
   if (!site) site = "?";
   __atomic_fetch_add(&stray_total, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < AMBER_STRAY_SITES; i++) {

@@ -10,6 +10,7 @@
 #include "amber.h"
 #include "diag.h"
 #include "engine.h"
+#include "fase.h"
 #include "options.h"
 #include "ordo.h"
 #include "ordo_record.h"
@@ -41,6 +42,7 @@ static void init(void) {
   amber_options_load();
   amber_pm_init();
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
+  amber_fase_init();  /* AMBER_FASE: likewise */
   char path[PATH_MAX];
   if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
   else amber_default_heap_path(path, sizeof path);
@@ -132,8 +134,11 @@ int amber_close(void) {
     /* exit() from inside a region: that region never committed, and its
      * thread holds the engine's locks.  Leave the heap as a crash would;
      * recovery at the next open rolls the region back. */
-    amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
-               amber_thread()->desc ? amber_thread()->desc->name : "runtime");
+    if (amber_thread()->fase == AMBER_FASE_OPEN && !amber_thread()->desc)
+      amber_warn("exit inside a lock-delimited section (AMBER_FASE=locks): its stores are rolled back at the next open");
+    else
+      amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
+                 amber_thread()->desc ? amber_thread()->desc->name : "runtime");
     amber_closed = 1;
     return -1;
   }

@@ -72,6 +72,7 @@ struct amber_thread *amber_thread_slow(void) {
   if (!t) amber_fatal("out of memory for thread state");
   t->depth = 0;
   t->desc = NULL;
+  t->fase = t->fase_locks = 0; /* a reused state holds no program lock */
   t->stack_lo = 0;
   pthread_attr_t attr;
   void *lo;
@@ -133,6 +134,7 @@ static void undo_volatile(struct amber_thread *t) {
 }
 
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
+  if (t->fase == AMBER_FASE_OPEN) AMBER_BUG("a lock-delimited section's transaction was asked to restart");
   if (t->writer && !amber_eng->aborts_writers) AMBER_BUG("a writing transaction was asked to restart (region %s)", t->desc ? t->desc->name : "?");
   undo_volatile(t);
   amber_alloc_abort(t);
@@ -213,9 +215,39 @@ static void run_outermost(struct amber_thread *t, struct __amber_region_desc *de
   finish(t);
 }
 
+void amber_tx_section_open(struct amber_thread *t) {
+  amber_ensure_init();
+  amber_check_open();
+  t->desc = NULL;
+  t->iso = 0; /* AMBER_ISO_DEFAULT */
+  t->kind = 2 /* AMBER_KIND_PERSISTENT */;
+  t->writer = 1;
+  t->run_sp = 0; /* never restarts: no frames to protect from the undo log */
+  pm_mark(t->pm_mark);
+  t->wrote = 0;
+  amber_eng->begin(t);
+  t->depth = 1;
+  t->fase = AMBER_FASE_OPEN;
+}
+
+void amber_tx_section_commit(struct amber_thread *t) {
+  if (t->fase != AMBER_FASE_OPEN || t->depth != 1) AMBER_BUG("section commit at depth %d, state %d", t->depth, t->fase);
+  t->depth = 0;
+  t->fase = AMBER_FASE_HELD;
+  finish(t);
+}
+
+/* Inside a lock-delimited section that has no transaction yet, a region or
+ * an internal write opens it and then joins it (flat nesting), so it
+ * commits with the section, at the outermost unlock. */
+static inline void join_section(struct amber_thread *t) {
+  if (__builtin_expect(t->fase == AMBER_FASE_HELD, 0) && t->depth == 0) amber_tx_section_open(t);
+}
+
 void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
   struct amber_thread *t = amber_thread();
   check_desc(desc);
+  join_section(t);
   if (t->depth > 0) {
     /* Nesting is flat: the inner region is part of the outer transaction. */
     if (!t->writer && wants_writer(desc)) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
@@ -229,6 +261,7 @@ void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
 
 void amber_tx_run_internal(void (*fn)(void *), void *arg) {
   struct amber_thread *t = amber_thread();
+  join_section(t);
   if (t->depth > 0) {
     if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
     fn(arg);

@@ -40,6 +40,11 @@ struct amber_thread {
   int iso;         /* isolation level of the outermost region (AMBER_SI, ...) */
   int kind;        /* its kind: AMBER_KIND_ATOMIC or AMBER_KIND_PERSISTENT */
   void *held_lock; /* a runtime mutex held across engine calls (released on abort) */
+  /* Lock-delimited sections (AMBER_FASE=locks, runtime/fase.c): the
+   * program's mutexes and rwlock write locks this thread holds (counted
+   * through the interceptors), and the section's state. */
+  int fase_locks;
+  int fase; /* AMBER_FASE_NONE, _HELD (no transaction yet) or _OPEN */
   struct __amber_region_desc *desc;
   sigjmp_buf restart;
   uintptr_t run_sp;                 /* stack pointer at __amber_run */
@@ -84,6 +89,15 @@ uint32_t amber_thread_states(void);
 /* Abandons the running transaction (undoing its effects) and runs it again
  * from the start; AMBER_ABORT_UPGRADE re-runs it as a writer. */
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why);
+
+/* A lock-delimited section's transaction (runtime/fase.c): opened in place,
+ * with no closure and no restart point (an AMBER_KIND_PERSISTENT writer,
+ * which no engine restarts), by the first region, internal write or outside
+ * store of a section (t->fase == AMBER_FASE_HELD, t->depth == 0); committed
+ * by amber_tx_section_commit at the section's end (t->depth == 1). */
+enum { AMBER_FASE_NONE, AMBER_FASE_HELD, AMBER_FASE_OPEN };
+void amber_tx_section_open(struct amber_thread *t);
+void amber_tx_section_commit(struct amber_thread *t);
 
 /* Runs fn(arg) as a writing transaction of the runtime itself (amber_root,
  * free outside regions); joins the running transaction when there is one. */
