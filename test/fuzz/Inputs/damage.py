@@ -222,7 +222,9 @@ def header_edit(fields, reseal):
 
 
 if "versions" in only:
-    edits = [("version %d" % v, {1: v}) for v in (0, 1, 2, 4, 0xFFFF, 0xFFFFFFFF)]
+    # Every other layout version, the ones before and after this one included.
+    cur = HDR.unpack_from(clean.bytes, 0)[1]
+    edits = [("version %d" % v, {1: v}) for v in (0, 1, cur - 1, cur + 1, 0xFFFF, 0xFFFFFFFF)]
     edits += [("engine %d" % v, {2: v}) for v in (0, 2, 3, 99)]
     edits += [("features 0x%x" % v, {3: v}) for v in (1, 1 << 63)]
     edits += [("page size %d" % v, {12: v}) for v in (0, 8192)]
