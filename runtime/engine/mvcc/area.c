@@ -203,23 +203,27 @@ static void mv_stats(FILE *f, int json) {
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) upd += t->update_commits;
   uint64_t gp = __atomic_load_n(&mv.gp_periods, __ATOMIC_RELAXED);
   double per_upd = upd ? (double)olog / (double)upd : 0.0;
-  uint64_t rounds, entries, drained;
-  mv_clog_stats(&rounds, &entries, &drained);
+  uint64_t rounds, entries, drained, live, olive = 0;
+  mv_clog_stats(&rounds, &entries, &drained, &live);
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) olive += o->ohead - o->otail;
   if (json) {
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
                "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
                "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu, \"checkpoint_rounds\": %llu, \"clog_entries\": %llu, "
-               "\"clog_written_back\": %llu, \"invariant_checks\": %llu",
+               "\"clog_written_back\": %llu, \"invariant_checks\": %llu, \"olog_live_bytes\": %llu, \"clog_live_entries\": %llu",
             (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
             mv_detector_ran(), (unsigned long long)threads, (unsigned long long)olog, per_upd, (unsigned long long)recycled,
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
-            (unsigned long long)mv_checks_run());
+            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live);
     return;
   }
   fprintf(f, "  olog               %llu bytes (%.1f per update txn); records recycled %llu; replayed at open %llu\n",
           (unsigned long long)olog, per_upd, (unsigned long long)recycled, (unsigned long long)mv.replayed);
-  fprintf(f, "  clog               checkpoint rounds %llu; entries %llu; written back to the master %llu; invariant checks %llu\n",
-          (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained, (unsigned long long)mv_checks_run());
+  fprintf(f, "  olog live          %llu bytes in the rings now\n", (unsigned long long)olive);
+  fprintf(f, "  clog               checkpoint rounds %llu; entries %llu (%llu live now, %llu bytes each); written back to the master %llu; "
+             "invariant checks %llu\n",
+          (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)live, (unsigned long long)mv.clog_entry,
+          (unsigned long long)drained, (unsigned long long)mv_checks_run());
   fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
              "threads %llu\n",
           (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,

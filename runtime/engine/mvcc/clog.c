@@ -354,7 +354,8 @@ void mv_clog_drain_all(struct mv_thread *m, int wait_free) {
   m->retries = 0;
 }
 
-void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained) {
+void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained, uint64_t *live) {
+  *live = head - tail;
   *rounds = n_rounds;
   *entries = n_entries;
   *drained = n_drained;

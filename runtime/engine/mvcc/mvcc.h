@@ -217,7 +217,9 @@ struct mv_range {       /* followed by len bytes, padded to 8 */
   uint64_t off;         /* data-area offset */
   uint32_t len, pad;
 };
-#define MV_OQ 4096u
+/* Entries of a thread's record queue: one per record the ring can hold
+ * (every record is at least a header long), so only bytes limit the ring. */
+static inline uint64_t mv_oq_n(void) { return mv.olog_bytes / sizeof(struct mv_rec) + 1; }
 
 /* plog.c */
 uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t clog, uint64_t *mts_off,
@@ -261,7 +263,7 @@ void mv_clog_drain_all(struct mv_thread *m, int wait_free);
 /* Writes every block's newest committed version back to the master.
  * wait_free as above. */
 void mv_sync_all(struct mv_thread *m, int wait_free);
-void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained);
+void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained, uint64_t *live);
 /* Some block has versions not yet checkpointed, or the CLog is not empty. */
 int mv_clog_pending(void);
 /* Some block has versions not yet checkpointed. */

@@ -133,7 +133,7 @@ static int room(struct mv_thread *m, uint64_t n) {
 void mv_olog_recycle(struct mv_thread *m) {
   uint64_t t = m->otail, s = m->oseq_tail, c = __atomic_load_n(&mv.c, __ATOMIC_ACQUIRE);
   while (m->oq_head != m->oq_tail) {
-    struct mv_oq *q = &m->oq[m->oq_tail % MV_OQ];
+    struct mv_oq *q = &m->oq[m->oq_tail % mv_oq_n()];
     if (q->cts >= c) break;
     t = q->olog_end;
     s = q->seq + 1;
@@ -148,14 +148,14 @@ void mv_olog_recycle(struct mv_thread *m) {
 
 int mv_olog_reserve(struct mv_thread *m, uint64_t n) {
   if (n + sizeof(struct mv_rec) > mv.olog_bytes) return -1;
-  if (m->oq_head - m->oq_tail >= MV_OQ - 1 || !room(m, n)) {
+  if (m->oq_head - m->oq_tail >= mv_oq_n() - 1 || !room(m, n)) {
     mv_olog_recycle(m);
-    if (m->oq_head - m->oq_tail >= MV_OQ - 1 || !room(m, n)) {
+    if (m->oq_head - m->oq_tail >= mv_oq_n() - 1 || !room(m, n)) {
       mv_checkpoint(m, 0);
       mv_olog_recycle(m);
     }
   }
-  return m->oq_head - m->oq_tail < MV_OQ - 1 && room(m, n) ? 1 : 0;
+  return m->oq_head - m->oq_tail < mv_oq_n() - 1 && room(m, n) ? 1 : 0;
 }
 
 static void put(struct mv_thread *m, struct mv_rec *r, uint64_t seq) {
@@ -208,7 +208,7 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
   put(m, r, seq);
   m->ohead += n;
   amber_pm_fence(AMBER_PM_LOG);
-  struct mv_oq *q = &m->oq[m->oq_head++ % MV_OQ];
+  struct mv_oq *q = &m->oq[m->oq_head++ % mv_oq_n()];
   q->olog_end = m->ohead;
   q->seq = seq;
   q->cts = cts;

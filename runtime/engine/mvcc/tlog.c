@@ -45,7 +45,7 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
     amber_fatal("mvcc: cannot map a TLog of %llu bytes for a new thread; lower AMBER_MVCC_TLOG",
                 (unsigned long long)(m->nslots * m->slot_size));
   for (uint64_t i = 0; i < m->nslots; i++) mv_slot(m, i)->owner = m;
-  m->oq = mmap(NULL, MV_OQ * sizeof *m->oq, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  m->oq = mmap(NULL, mv_oq_n() * sizeof *m->oq, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m->oq == MAP_FAILED) amber_fatal("mvcc: out of memory for thread state");
   /* A thread state is never freed (a new thread reuses an ended one's), so
    * rings are handed out once each. */
