@@ -53,6 +53,20 @@ static struct ckpt_done {
 static size_t capdone;
 static uint64_t n_rounds, n_entries, n_drained;
 
+/* Makes room for element i of a scratch array (doubling; never shrinks). */
+static void *room_for(void *p, size_t *cap, size_t i, size_t elem) {
+  if (i < *cap) return p;
+  *cap = *cap ? *cap * 2 : 1024;
+  p = realloc(p, *cap * elem);
+  if (!p) amber_fatal("mvcc: out of memory for a checkpoint round or CLog drain (%zu entries)", *cap);
+  return p;
+}
+
+static void done_push(size_t *n, struct mv_ctl *ctl, const char *data, uint64_t cts) {
+  done = room_for(done, &capdone, *n, sizeof *done);
+  done[(*n)++] = (struct ckpt_done){ctl, data, cts};
+}
+
 /* ---- the persistent ring -------------------------------------------- */
 
 static char *slot(void) { return mv.area + mv.clog_off; }
@@ -120,7 +134,7 @@ const struct mv_ckpt *mv_ckpt_at(uint64_t i) {
 }
 
 /* Called by open, after recovery emptied the ring. */
-static void clog_open(void) {
+void mv_clog_open(void) {
   uint64_t c = 0, t = 0;
   mv_clog_read(&c, &t, NULL);
   head = tail = drained_to = free_upto = t;
@@ -141,7 +155,7 @@ void mv_dirty(struct mv_ctl *ctl) {
   while (!__atomic_compare_exchange_n(&dirty_head, &h, ctl, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
-static int any_dirty(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE) != NULL; }
+int mv_clog_dirty(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE) != NULL; }
 
 /* ---- draining --------------------------------------------------------- */
 
@@ -170,12 +184,7 @@ static void drain(struct mv_thread *m, int all) {
     memcpy(master, data, mv.block);
     amber_pm_wrote(master, mv.block);
     amber_pm_flush(master, mv.block, AMBER_PM_DATA);
-    if (n == capdone) {
-      capdone = capdone ? capdone * 2 : 1024;
-      done = realloc(done, capdone * sizeof *done);
-      if (!done) amber_fatal("mvcc: out of memory draining the CLog");
-    }
-    done[n++] = (struct ckpt_done){ctl, data, e->cts};
+    done_push(&n, ctl, data, e->cts);
   }
   if (n) {
     amber_pm_fence(AMBER_PM_DATA);
@@ -215,11 +224,7 @@ static struct mv_copy *detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t 
 }
 
 static void work_push(size_t *n, struct mv_ctl *c) {
-  if (*n == capwork) {
-    capwork = capwork ? capwork * 2 : 1024;
-    work = realloc(work, capwork * sizeof *work);
-    if (!work) amber_fatal("mvcc: out of memory for a checkpoint round");
-  }
+  work = room_for(work, &capwork, *n, sizeof *work);
   work[(*n)++] = c;
 }
 
@@ -227,11 +232,7 @@ static uint64_t *firsts;
 static size_t capfirsts;
 
 static void firsts_push(size_t i, uint64_t v) {
-  if (i == capfirsts) {
-    capfirsts = capfirsts ? capfirsts * 2 : 1024;
-    firsts = realloc(firsts, capfirsts * sizeof *firsts);
-    if (!firsts) amber_fatal("mvcc: out of memory for a checkpoint round");
-  }
+  firsts = room_for(firsts, &capfirsts, i, sizeof *firsts);
   firsts[i] = v;
 }
 
@@ -302,12 +303,7 @@ static int round_locked(struct mv_thread *m) {
     amber_pm_wrote(e, mv.clog_entry);
     amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
     head++;
-    if (nd == capdone) {
-      capdone = capdone ? capdone * 2 : 1024;
-      done = realloc(done, capdone * sizeof *done);
-      if (!done) amber_fatal("mvcc: out of memory for a checkpoint round");
-    }
-    done[nd++] = (struct ckpt_done){ctl, (const char *)(e + 1), v->cts};
+    done_push(&nd, ctl, (const char *)(e + 1), v->cts);
   }
   if (nd) amber_pm_fence(AMBER_PM_CKPT);
   mv_clog_write(c, tail);
@@ -361,8 +357,4 @@ void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained, uint6
   *drained = n_drained;
 }
 
-int mv_clog_pending(void) { return any_dirty() || head != tail; }
 
-int mv_clog_dirty(void) { return any_dirty(); }
-
-void mv_clog_open(void) { clog_open(); }

@@ -264,10 +264,9 @@ void mv_clog_drain_all(struct mv_thread *m, int wait_free);
  * wait_free as above. */
 void mv_sync_all(struct mv_thread *m, int wait_free);
 void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained, uint64_t *live);
-/* Some block has versions not yet checkpointed, or the CLog is not empty. */
-int mv_clog_pending(void);
 /* Some block has versions not yet checkpointed. */
 int mv_clog_dirty(void);
+/* Open, after recovery: the CLog's volatile state from its header. */
 void mv_clog_open(void);
 
 /* invariant.c: the invariant's assertion mode.  Commits hold
