@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "heap.h"
+#include "oprec.h"
 #include "runtime.h"
 #include "stats.h"
 #include "tx.h"
@@ -44,6 +45,7 @@ static inline void do_load(const void *p, void *dst, size_t n) {
     amber_tx_read(amber_thread(), amber_alias(p), dst, n);
     return;
   }
+  if (amber_op_load(p, dst, n)) return;
   memcpy(dst, p, n);
 }
 
@@ -60,6 +62,7 @@ static inline void do_store(void *p, const void *src, size_t n) {
     }
     return;
   }
+  if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) return; /* the program's volatile state is not there */
   if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, n);
   memcpy(p, src, n);
 }
@@ -273,11 +276,17 @@ static uint64_t heap_rmw(void *p, uint64_t v, uint64_t expected, int op, unsigne
   T __amber_rmw##N(void *p, T v, int op) {                                     \
     if (amber_in_heap(p)) return (T)heap_rmw(p, v, 0, op, N);                  \
     struct amber_thread *t = amber_thread();                                   \
+    T cur;                                                                     \
+    if (t->op == AMBER_OP_REPLAY) {                                            \
+      amber_op_take(t, &cur, N);                                               \
+      return cur;                                                              \
+    }                                                                          \
     if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, N);               \
-    T cur = __atomic_load_n((T *)p, __ATOMIC_SEQ_CST);                         \
+    cur = __atomic_load_n((T *)p, __ATOMIC_SEQ_CST);                           \
     while (!__atomic_compare_exchange_n((T *)p, &cur, (T)apply_op(cur, v, op, N), 0, \
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {  \
     }                                                                          \
+    if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, &cur, N);                  \
     return cur;                                                                \
   }
 RMW(1, uint8_t)
@@ -289,8 +298,13 @@ RMW(8, uint64_t)
   T __amber_cas##N(void *p, T expected, T desired) {                           \
     if (amber_in_heap(p)) return (T)heap_rmw(p, desired, expected, -1, N);    \
     struct amber_thread *t = amber_thread();                                   \
+    if (t->op == AMBER_OP_REPLAY) {                                            \
+      amber_op_take(t, &expected, N);                                          \
+      return expected;                                                         \
+    }                                                                          \
     if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, N);               \
     __atomic_compare_exchange_n((T *)p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+    if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, &expected, N);             \
     return expected;                                                           \
   }
 CAS(1, uint8_t)

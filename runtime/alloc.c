@@ -8,6 +8,7 @@
 
 #include "crc32c.h"
 #include "diag.h"
+#include "oprec.h"
 #include "heap.h"
 #include "runtime.h"
 #include "tx.h"
@@ -370,15 +371,19 @@ static void partial_push(struct arena *a, unsigned cls, uint32_t page) {
   partial_key[page] = list_key(a, cls);
 }
 
-void amber_alloc_open(struct amber_heap *h) {
-  /* After recovery the data area is the consistent image: the indexes below
-   * trust its page table, so a damaged one is refused here. */
-  if (amber_alloc_validate_image(h, h->data) != 0) exit(2);
+void amber_alloc_attach(struct amber_heap *h) {
   heap = h;
   struct amber_data_header *dh = amber_heap_dh(h);
   npages = dh->npages;
   first_page = dh->first_page;
   pagetab = (struct amber_page_desc *)(h->data + dh->pagetab_off);
+}
+
+void amber_alloc_open(struct amber_heap *h) {
+  /* After recovery the data area is the consistent image: the indexes below
+   * trust its page table, so a damaged one is refused here. */
+  if (amber_alloc_validate_image(h, h->data) != 0) exit(2);
+  amber_alloc_attach(h);
   page_used = xcalloc(npages, 1);
   partial_key = xcalloc(npages, sizeof *partial_key);
   for (unsigned i = 0; i < AMBER_NARENAS; i++) pthread_mutex_init(&arenas[i].lock, NULL);
@@ -457,7 +462,8 @@ static char *out_of_space(size_t n) {
 }
 
 /* amber_palloc at the alias (where the runtime writes the object). */
-static char *palloc_alias(struct amber_thread *t, size_t n) {
+static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
+  *fresh = 1;
   if (n == 0) n = 1;
   if (n > AMBER_SLAB_MAX) {
     uint64_t k = (n + AMBER_PAGE - 1) / AMBER_PAGE;
@@ -495,6 +501,7 @@ static char *palloc_alias(struct amber_thread *t, size_t n) {
         amber_tx_write(t, &pagetab[p].bitmap[w], &nw, sizeof nw);
         t->held_lock = NULL;
         pthread_mutex_unlock(&a->lock);
+        *fresh = 0;
         return page_addr(p) + (size_t)(w * 64 + b) * class_size[cls];
       }
     }
@@ -518,7 +525,61 @@ static char *palloc_alias(struct amber_thread *t, size_t n) {
   return page_addr(p);
 }
 
-void *amber_palloc(struct amber_thread *t, size_t n) { return amber_canonical(palloc_alias(t, n)); }
+/* Replay of an allocation (oprec.h): the recorded decision, 8 bytes: the
+ * object's data-area offset (bits 0-47), the arena (48-61) and whether it
+ * took a free page (62).  The page table is written exactly as the
+ * allocation wrote it: replay reads the snapshot the allocation read (a
+ * committed writer of a page descriptor saw its newest version). */
+#define DECISION_OFF ((1ull << 48) - 1)
+#define DECISION_FRESH (1ull << 62)
+static char *palloc_replay(struct amber_thread *t, size_t n) {
+  uint64_t w;
+  amber_op_take(t, &w, sizeof w);
+  uint64_t off = w & DECISION_OFF, p = off / AMBER_PAGE, in = off % AMBER_PAGE;
+  if (n == 0) n = 1;
+  if (p < first_page || p >= npages) amber_op_diverged(t, "allocated outside the heap's pages");
+  struct amber_page_desc d;
+  if (n > AMBER_SLAB_MAX) {
+    uint64_t k = (n + AMBER_PAGE - 1) / AMBER_PAGE;
+    if (in || p + k > npages) amber_op_diverged(t, "allocated a large object somewhere else");
+    memset(&d, 0, sizeof d);
+    d.kind = AMBER_PAGE_LARGE;
+    d.npages = (uint32_t)k;
+    d.size = n;
+    amber_tx_write(t, &pagetab[p], &d, sizeof d);
+    return page_addr(p);
+  }
+  unsigned cls = class_of(n);
+  amber_tx_read(t, &pagetab[p], &d, sizeof d);
+  if (!(w & DECISION_FRESH)) {
+    if (d.kind != AMBER_PAGE_SLAB || d.cls != cls) amber_op_diverged(t, "allocated from a page that is not a slab of its size");
+    uint32_t slot = (uint32_t)(in / class_size[cls]);
+    if (in % class_size[cls] || slot >= slots_of(cls) || ((d.bitmap[slot / 64] >> (slot % 64)) & 1))
+      amber_op_diverged(t, "allocated a slot that is not free");
+    uint64_t nw = d.bitmap[slot / 64] | (1ull << (slot % 64));
+    amber_tx_write(t, &pagetab[p].bitmap[slot / 64], &nw, sizeof nw);
+    return page_addr(p) + in;
+  }
+  if (in || d.kind != AMBER_PAGE_FREE) amber_op_diverged(t, "allocated from a page that is not free");
+  memset(&d, 0, sizeof d);
+  d.kind = AMBER_PAGE_SLAB;
+  d.cls = (uint8_t)cls;
+  d.arena = (uint16_t)((w >> 48) & 0x3fff);
+  d.bitmap[0] = 1;
+  amber_tx_write(t, &pagetab[p], &d, sizeof d);
+  return page_addr(p);
+}
+
+void *amber_palloc(struct amber_thread *t, size_t n) {
+  if (t->op == AMBER_OP_REPLAY) return amber_canonical(palloc_replay(t, n));
+  int fresh;
+  char *a = palloc_alias(t, n, &fresh);
+  if (t->op == AMBER_OP_CAPTURE) {
+    uint64_t w = (uint64_t)(a - heap->data) | (uint64_t)t->arena << 48 | (fresh ? DECISION_FRESH : 0);
+    amber_op_put(t, &w, sizeof w);
+  }
+  return amber_canonical(a);
+}
 
 /* Locates the live allocation at canonical p: returns its page, or
  * UINT64_MAX. */

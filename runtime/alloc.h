@@ -56,6 +56,9 @@ void amber_alloc_census(const struct amber_heap *h, const char *data, struct amb
 /* Builds the volatile indexes for the process's heap (after recovery);
  * a damaged page table is refused with an amber: error: and exit status 2. */
 void amber_alloc_open(struct amber_heap *h);
+/* The page table's geometry only (no indexes): for recovery's replay of
+ * allocations (amber_palloc of a replaying transaction). */
+void amber_alloc_attach(struct amber_heap *h);
 /* Frees the volatile indexes (tests that open several heaps in turn). */
 void amber_alloc_close(void);
 

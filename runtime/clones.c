@@ -5,6 +5,7 @@
 
 #include "amber_interface.h"
 #include "diag.h"
+#include "oprec.h"
 
 /* Open addressing, never shrinking; readers run without the lock, so a
  * grown table replaces the old one (which is kept: readers may hold it). */
@@ -55,6 +56,11 @@ void __amber_register_clones(const struct __amber_clone *entries, size_t n) {
 }
 
 void *__amber_clone_of(void *fn) {
+  /* The target may come from recorded data (another process's address
+   * space): such a call cannot be re-executed. */
+  struct amber_thread *self = amber_thread();
+  if (self->op == AMBER_OP_REPLAY) amber_op_diverged(self, "made an indirect or cross-module call");
+  amber_op_giveup(self);
   struct table *t = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
   if (t) {
     for (size_t h = hash(fn, t->cap);; h = (h + 1) & (t->cap - 1)) {

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#define AMBER_FORMAT_VERSION 4
+#define AMBER_FORMAT_VERSION 5
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
 #define AMBER_PAGE 4096u

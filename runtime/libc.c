@@ -9,12 +9,16 @@
 
 #include "alloc.h"
 #include "diag.h"
+#include "oprec.h"
 #include "tx.h"
 
 #define CHUNK 256
 
+/* Volatile memory is read in place, except while a transaction captures
+ * or replays its inputs: then every byte goes through __amber_load*. */
 static inline int direct(const void *p) {
-  return !amber_in_heap(p) || amber_eng->direct_reads;
+  if (amber_in_heap(p)) return amber_eng->direct_reads;
+  return !amber_op_active();
 }
 
 /* Reads byte i of s (through the transaction when needed). */
@@ -45,8 +49,12 @@ void *__amber_memcpy(void *dst, const void *src, size_t n) {
     }
     return dst;
   }
+  /* Into volatile memory: replay drops it (later loads of dst replay their
+   * recorded bytes); a volatile source needs no capture for the same reason. */
   struct amber_thread *t = amber_thread();
+  if (t->op == AMBER_OP_REPLAY) return dst;
   if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
+  if (!amber_in_heap(src)) return memcpy(dst, src, n);
   __amber_loadn(dst, src, n);
   return dst;
 }
@@ -55,6 +63,7 @@ void *__amber_memmove(void *dst, const void *src, size_t n) {
   if (!n || dst == src) return dst;
   if (!amber_in_heap(dst) && !amber_in_heap(src)) {
     struct amber_thread *t = amber_thread();
+    if (t->op == AMBER_OP_REPLAY) return dst;
     if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
     return memmove(dst, src, n);
   }
@@ -83,6 +92,7 @@ void *__amber_memset(void *dst, int c, size_t n) {
   if (!n) return dst;
   if (!amber_in_heap(dst)) {
     struct amber_thread *t = amber_thread();
+    if (t->op == AMBER_OP_REPLAY) return dst;
     if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
     return memset(dst, c, n);
   }
@@ -199,6 +209,7 @@ void *__amber_calloc(size_t n, size_t size) {
 }
 
 static void free_volatile(struct amber_thread *t, void *p) {
+  if (t->op == AMBER_OP_REPLAY) return; /* p is the writer process's */
   if (!t->depth) {
     free(p);
     return;
@@ -241,8 +252,11 @@ void *__amber_realloc(void *p, size_t n) {
   if (amber_in_heap(p)) {
     old = amber_palloc_size(t, p);
     if (!old) amber_fatal("realloc(%p): not a live persistent allocation", p);
+  } else if (t->op == AMBER_OP_REPLAY) {
+    amber_op_take(t, &old, sizeof old);
   } else {
     old = malloc_usable_size(p);
+    if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, &old, sizeof old);
   }
   void *q = amber_palloc(t, n);
   __amber_memcpy(q, p, old < n ? old : n);

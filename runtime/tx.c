@@ -8,6 +8,7 @@
 
 #include "alloc.h"
 #include "diag.h"
+#include "oprec.h"
 #include "pm.h"
 
 __thread struct amber_thread *amber_self;
@@ -186,6 +187,7 @@ static void finish(struct amber_thread *t) {
     t->readonly_flushes += now[1] - t->pm_mark[1];
   }
   amber_alloc_commit(t);
+  t->op = AMBER_OP_OFF;
   t->nundo = 0;
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
   t->nvfree = 0;
@@ -208,6 +210,7 @@ static void run_outermost(struct amber_thread *t, struct __amber_region_desc *de
   sigsetjmp(t->restart, 0);
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;
+  amber_op_begin(t, desc, arg);
   amber_eng->begin(t);
   t->depth = 1;
   fn(arg);
@@ -225,6 +228,7 @@ void amber_tx_section_open(struct amber_thread *t) {
   t->run_sp = 0; /* never restarts: no frames to protect from the undo log */
   pm_mark(t->pm_mark);
   t->wrote = 0;
+  t->op = AMBER_OP_OFF; /* no closure to re-run: values */
   amber_eng->begin(t);
   t->depth = 1;
   t->fase = AMBER_FASE_OPEN;
@@ -251,6 +255,9 @@ void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
   if (t->depth > 0) {
     /* Nesting is flat: the inner region is part of the outer transaction. */
     if (!t->writer && wants_writer(desc)) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+    /* The outer region built this closure with stores that replay drops. */
+    if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, closure, desc->closure_size);
+    else if (t->op == AMBER_OP_REPLAY) amber_op_take(t, closure, desc->closure_size);
     t->depth++;
     desc->fn(closure);
     t->depth--;
@@ -273,11 +280,16 @@ void amber_tx_run_internal(void (*fn)(void *), void *arg) {
 void __amber_irrevocable_io(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  /* Its output would happen again at replay. */
+  if (t->op == AMBER_OP_REPLAY) amber_op_diverged(t, "called a function with outside effects (I/O)");
+  amber_op_giveup(t);
 }
 
 void __amber_irrevocable(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth == 0) return;
   if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  if (t->op == AMBER_OP_REPLAY) amber_op_diverged(t, "called code amber could not instrument");
+  amber_op_giveup(t);
   amber_eng->unlogged(t);
 }

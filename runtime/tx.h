@@ -58,6 +58,13 @@ struct amber_thread {
   /* Volatile (non-heap) frees requested inside a region: done at commit. */
   void **vfree;
   size_t nvfree, capvfree;
+  /* Operational records (oprec.h): AMBER_OP_*; capture: the input stream
+   * so far (opbuf, opn of opcap bytes); replay: the recorded stream (opin,
+   * opn bytes, oprd consumed). */
+  int op;
+  char *opbuf;
+  size_t opn, opcap, oprd;
+  const char *opin;
   int exited;     /* its thread ended; the state awaits reuse */
   uint32_t index; /* state number, from 0 */
   uint32_t arena;

@@ -8,6 +8,7 @@
 #include "../../engine.h"
 #include "../../heap.h"
 #include "../../options.h"
+#include "../../oprec.h"
 #include "../../pm.h"
 #include "../../tx.h"
 #include "mvcc.h"
@@ -118,7 +119,15 @@ static int rings_problem(const struct amber_heap *h) {
 static int mv_validate(struct amber_heap *h) {
   if (area_problem(h)) return -1;
   attach(h);
-  return rings_problem(h) ? -1 : 0;
+  if (rings_problem(h)) return -1;
+  /* A program's open: refuse operational records it cannot re-execute
+   * now, before anything writes the heap (the tool's views do not re-run
+   * them: mv_recover_logs). */
+  if (h->window && h->writable && h->status->clean != AMBER_CLEAN) {
+    amber_op_scan();
+    if (mv_recover_precheck() != 0) return -1;
+  }
+  return 0;
 }
 
 /* amber check walks the allocator metadata itself. */
@@ -127,6 +136,7 @@ static int mv_check(struct amber_heap *h) { return mv_validate(h) ? 1 : 0; }
 /* Idempotent: a clean heap's rings are empty, so this applies nothing. */
 static void mv_recover(struct amber_heap *h) {
   attach(h);
+  amber_op_scan(); /* the regions operational records name */
   mv.replayed = h->status->clean == AMBER_CLEAN ? 0 : mv_recover_logs();
   if (mv.replayed) amber_info("heap %s: recovery applied %llu OLog records", h->path, (unsigned long long)mv.replayed);
 }
@@ -146,6 +156,7 @@ static void mv_open(struct amber_heap *h) {
   mv.gp_epoch = mv.gp_want = mv.gp_periods = 0;
   mv.gp_stop = 0;
   mv.check = amber_opt.mvcc_assert;
+  amber_op_scan(); /* before any region runs: which ones may capture */
   mv_shadow_open();
   mv_clog_open();
 }
@@ -193,9 +204,10 @@ static void mv_close(struct amber_heap *h) {
 }
 
 static void mv_stats(FILE *f, int json) {
-  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0;
+  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0, ops = 0;
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
     freed += o->n_freed;
+    ops += o->op_records;
     olog += o->olog_bytes_written;
     recycled += o->n_recycled;
     threads++;
@@ -210,15 +222,16 @@ static void mv_stats(FILE *f, int json) {
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
                "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
                "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu, \"checkpoint_rounds\": %llu, \"clog_entries\": %llu, "
-               "\"clog_written_back\": %llu, \"invariant_checks\": %llu, \"olog_live_bytes\": %llu, \"clog_live_entries\": %llu",
+               "\"clog_written_back\": %llu, \"invariant_checks\": %llu, \"olog_live_bytes\": %llu, \"clog_live_entries\": %llu, "
+               "\"olog_op_records\": %llu",
             (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
             mv_detector_ran(), (unsigned long long)threads, (unsigned long long)olog, per_upd, (unsigned long long)recycled,
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
-            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live);
+            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops);
     return;
   }
-  fprintf(f, "  olog               %llu bytes (%.1f per update txn); records recycled %llu; replayed at open %llu\n",
-          (unsigned long long)olog, per_upd, (unsigned long long)recycled, (unsigned long long)mv.replayed);
+  fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu\n",
+          (unsigned long long)olog, per_upd, (unsigned long long)ops, (unsigned long long)recycled, (unsigned long long)mv.replayed);
   fprintf(f, "  olog live          %llu bytes in the rings now\n", (unsigned long long)olive);
   fprintf(f, "  clog               checkpoint rounds %llu; entries %llu (%llu live now, %llu bytes each); written back to the master %llu; "
              "invariant checks %llu\n",
@@ -235,6 +248,7 @@ const struct amber_engine amber_engine_mvcc = {
     .id = AMBER_ENGINE_MVCC,
     .direct_reads = 0,
     .aborts_writers = 1,
+    .op_records = 1,
     .gate = mv_gate,
     .area_fits = mv_area_fits,
     .sync = mv_sync,

@@ -127,6 +127,19 @@ void mv_clog_write(uint64_t c, uint64_t t) {
   __atomic_store_n(&mv.c, c, __ATOMIC_RELEASE);
 }
 
+const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data) {
+  struct mv_ckpt *e = entry(i);
+  e->magic = MV_CKPT_MAGIC;
+  e->seq = i;
+  e->blk = blk;
+  e->cts = cts;
+  memcpy(e + 1, data, mv.block);
+  e->crc = ckpt_crc(e);
+  amber_pm_wrote(e, mv.clog_entry);
+  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
+  return (const char *)(e + 1);
+}
+
 const struct mv_ckpt *mv_ckpt_at(uint64_t i) {
   const struct mv_ckpt *e = entry(i);
   if (e->magic != MV_CKPT_MAGIC || e->seq != i || e->blk >= mv.nblocks || e->crc != ckpt_crc(e)) return NULL;
@@ -293,17 +306,9 @@ static int round_locked(struct mv_thread *m) {
     struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
     while (v && v->cts >= c) v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
     if (!v || v->cts <= ctl->ckpt_ts) continue; /* nothing older than c', or already checkpointed */
-    struct mv_ckpt *e = entry(head);
-    e->magic = MV_CKPT_MAGIC;
-    e->seq = head;
-    e->blk = ctl->blk;
-    e->cts = v->cts;
-    memcpy(e + 1, v->data, mv.block);
-    e->crc = ckpt_crc(e);
-    amber_pm_wrote(e, mv.clog_entry);
-    amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
+    const char *copy = mv_clog_put(head, ctl->blk, v->cts, v->data);
     head++;
-    done_push(&nd, ctl, (const char *)(e + 1), v->cts);
+    done_push(&nd, ctl, copy, v->cts);
   }
   if (nd) amber_pm_fence(AMBER_PM_CKPT);
   mv_clog_write(c, tail);

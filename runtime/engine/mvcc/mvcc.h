@@ -115,6 +115,7 @@ struct mv_thread {
   size_t ndetached, capdetached;
   /* Statistics (read at exit). */
   uint64_t olog_bytes_written;
+  uint64_t op_records;          /* operational records written */
   uint64_t n_recycled;
   uint64_t n_freed;             /* TLog slots freed after their grace period */
 };
@@ -159,7 +160,7 @@ extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 3u
+#define MV_AREA_VERSION 4u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -202,16 +203,28 @@ struct mv_ckpt {        /* a CLog entry, followed by the block; entry i sits at 
 };
 #define MV_REC_MAGIC 0x31474c4fu /* "OLG1" */
 #define MV_PAD_MAGIC 0x44415050u /* "PPAD": fills the ring's end */
-enum { MV_REC_VALUES = 1 };
+enum { MV_REC_VALUES = 1, MV_REC_OP = 2 };
 struct mv_rec {
   uint32_t magic, len;  /* len: bytes of the record, a multiple of 8 */
   uint64_t seq;         /* the ring's record number */
   uint64_t cts, local;  /* commit and local timestamps */
-  uint32_t nranges;
-  uint16_t kind;        /* MV_REC_VALUES */
+  uint32_t nranges;     /* MV_REC_VALUES: ranges that follow */
+  uint16_t kind;        /* MV_REC_VALUES or MV_REC_OP */
   uint16_t pad;
-  uint32_t reserved;
+  uint32_t reserved;    /* MV_REC_OP: bytes of the input stream */
   uint32_t crc;         /* crc32c of the record with this field left out */
+};
+/* An MV_REC_OP record's body: the region's op id (u64), then its input
+ * stream (runtime/oprec.h), padded to 8. */
+static inline uint64_t mv_op_rec_size(size_t inputs) { return sizeof(struct mv_rec) + 8 + ((inputs + 7u) & ~(uint64_t)7u); }
+#define MV_WRITER_MAGIC 0x5245544952574f50ull /* "POWRITER" */
+struct mv_writer {      /* at offset 128 of a ring slot: who wrote its operational records */
+  uint64_t magic;
+  uint64_t identity;    /* amber_op_identity() of the program */
+  uint64_t boundary;    /* its ORDO boundary */
+  uint32_t len;         /* bytes of path */
+  uint32_t crc;         /* crc32c of the fields above and the path */
+  char path[];          /* the program (/proc/self/exe) */
 };
 struct mv_range {       /* followed by len bytes, padded to 8 */
   uint64_t off;         /* data-area offset */
@@ -236,7 +249,10 @@ const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq);
 uint64_t mv_rec_size(struct mv_thread *m);
 /* 1: room for an n-byte record now; 0: not yet (retry later); -1: never. */
 int mv_olog_reserve(struct mv_thread *m, uint64_t n);
-void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n);
+void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin);
+void mv_writer_note(uint32_t ring, uint64_t identity, uint64_t boundary, const char *path);
+/* The ring's writer note, or NULL when it has none (or a torn one). */
+const struct mv_writer *mv_writer_read(uint32_t ring);
 void mv_olog_recycle(struct mv_thread *m);
 void mv_mts_raise(uint64_t blk, uint64_t ts);
 
@@ -246,6 +262,8 @@ void mv_clog_format(void);
 /* The current CLog header (0 or 1), -1 when both are corrupt. */
 int mv_clog_read(uint64_t *c, uint64_t *tail, uint64_t *gen);
 void mv_clog_write(uint64_t c, uint64_t tail);
+/* Writes and flushes entry i (no fence); returns its copy of the block. */
+const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data);
 /* Entry i, or NULL when it is not there (stale, torn or foreign). */
 const struct mv_ckpt *mv_ckpt_at(uint64_t i);
 /* Puts ctl on the dirty list (after a version was linked into its chain). */
@@ -284,8 +302,26 @@ uint64_t mv_checks_run(void);
  * the largest commit ts seen. */
 typedef void mv_apply_fn(void *ctx, uint64_t off, const void *src, uint32_t len, uint64_t cts);
 uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts);
+/* Before anything is written at a program's open: -1 (after a message)
+ * when the OLog holds operational records this program cannot re-execute. */
+int mv_recover_precheck(void);
 /* Recovery proper; returns the number of records applied. */
 uint64_t mv_recover_logs(void);
+
+/* replay.c: versions re-made from OLog records, in DRAM, over a base */
+struct mv_rp;
+typedef void mv_rp_base_fn(void *ctx, uint64_t blk, char *out); /* the block's state at c */
+struct mv_rp *mv_rp_new(mv_rp_base_fn *base, void *ctx, uint64_t boundary);
+void mv_rp_free(struct mv_rp *R);
+/* Applies one record (in commit-ts order); `writer` names its program. */
+void mv_rp_apply(struct mv_rp *R, const struct mv_rec *r, uint32_t ring, const char *writer);
+/* The blocks written since the last mv_rp_flushed, with their newest version. */
+size_t mv_rp_touched(const struct mv_rp *R);
+void mv_rp_each_touched(struct mv_rp *R, void (*fn)(void *ctx, uint64_t blk, uint64_t cts, const char *data), void *ctx);
+void mv_rp_flushed(struct mv_rp *R);
+/* A replaying transaction's reads and writes (mv_load, mv_store divert). */
+void mv_rp_load(const void *addr, void *dst, size_t n);
+void mv_rp_store(void *addr, const void *src, size_t n);
 
 /* shadow.c */
 void mv_shadow_open(void);

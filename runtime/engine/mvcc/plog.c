@@ -166,10 +166,39 @@ static void put(struct mv_thread *m, struct mv_rec *r, uint64_t seq) {
   m->olog_bytes_written += r->len;
 }
 
-/* Appends the running transaction's record (value mode: every byte range it
- * wrote, per block) and makes it durable with one fence.  The caller
+/* The record's body, value mode: every byte range it wrote, per block. */
+static void values_body(struct mv_thread *m, struct mv_rec *r) {
+  r->kind = MV_REC_VALUES;
+  char *w = (char *)r + sizeof *r;
+  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
+    const struct mv_copy *x = mv_slot(m, pos);
+    if (x->hi <= x->lo) continue;
+    struct mv_range *g = (struct mv_range *)w;
+    g->off = (x->ctl->blk << mv.shift) + x->lo;
+    g->len = x->hi - x->lo;
+    g->pad = 0;
+    memcpy(w + sizeof *g, x->data + x->lo, g->len);
+    uint32_t padded = (g->len + 7u) & ~7u;
+    memset(w + sizeof *g + g->len, 0, padded - g->len);
+    w += sizeof *g + padded;
+    r->nranges++;
+  }
+}
+
+/* The record's body, operational: the op id, then the input stream. */
+static void op_body(struct mv_rec *r, uint64_t op_id, const char *in, uint32_t nin) {
+  r->kind = MV_REC_OP;
+  r->reserved = nin;
+  char *w = (char *)r + sizeof *r;
+  memcpy(w, &op_id, sizeof op_id);
+  memcpy(w + sizeof op_id, in, nin);
+  memset(w + sizeof op_id + nin, 0, ((nin + 7u) & ~7u) - nin);
+}
+
+/* Appends the running transaction's record (values, or with `in` an
+ * operational one) and makes it durable with one fence.  The caller
  * reserved the room. */
-void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
+void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin) {
   uint64_t off = m->ohead % mv.olog_bytes;
   if (mv.olog_bytes - off < n) { /* pad to the ring's end */
     uint64_t rest = mv.olog_bytes - off;
@@ -189,21 +218,10 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
   r->cts = cts;
   r->local = m->local;
   r->nranges = 0;
-  r->kind = MV_REC_VALUES;
-  char *w = (char *)r + sizeof *r;
-  for (uint64_t pos = m->txstart; pos < m->head; pos++) {
-    const struct mv_copy *x = mv_slot(m, pos);
-    if (x->hi <= x->lo) continue;
-    struct mv_range *g = (struct mv_range *)w;
-    g->off = (x->ctl->blk << mv.shift) + x->lo;
-    g->len = x->hi - x->lo;
-    g->pad = 0;
-    memcpy(w + sizeof *g, x->data + x->lo, g->len);
-    uint32_t padded = (g->len + 7u) & ~7u;
-    memset(w + sizeof *g + g->len, 0, padded - g->len);
-    w += sizeof *g + padded;
-    r->nranges++;
-  }
+  r->pad = 0;
+  r->reserved = 0;
+  if (in) op_body(r, op_id, in, nin);
+  else values_body(m, r);
   uint64_t seq = m->oseq_head++;
   put(m, r, seq);
   m->ohead += n;
@@ -212,6 +230,44 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n) {
   q->olog_end = m->ohead;
   q->seq = seq;
   q->cts = cts;
+  if (in) m->op_records++;
+}
+
+/* ---- the writer note ---------------------------------------------------
+ * Who may have written the operational records of a ring: the program, its
+ * identity (oprec.h) and its ORDO boundary, which replay's visibility rule
+ * needs.  Written when a process takes the ring, before its first record. */
+
+static struct mv_writer *writer_at(uint32_t i) { return (struct mv_writer *)(slot_base(i) + 128); }
+#define MV_WRITER_PATH (AMBER_PAGE - 128 - sizeof(struct mv_writer))
+
+static uint32_t writer_crc(const struct mv_writer *w) {
+  uint32_t c = amber_crc32c(0, w, offsetof(struct mv_writer, crc));
+  return amber_crc32c(c, w->path, w->len);
+}
+
+void mv_writer_note(uint32_t i, uint64_t identity, uint64_t boundary, const char *path) {
+  struct mv_writer *w = writer_at(i);
+  size_t len = strlen(path);
+  if (len > MV_WRITER_PATH) len = MV_WRITER_PATH;
+  if (w->magic == MV_WRITER_MAGIC && w->identity == identity && w->boundary == boundary && w->len == len &&
+      !memcmp(w->path, path, len) && w->crc == writer_crc(w))
+    return; /* already this program's note */
+  w->magic = MV_WRITER_MAGIC;
+  w->identity = identity;
+  w->boundary = boundary;
+  w->len = (uint32_t)len;
+  memcpy(w->path, path, len);
+  w->crc = writer_crc(w);
+  amber_pm_wrote(w, sizeof *w + len);
+  amber_pm_flush(w, sizeof *w + len, AMBER_PM_LOG);
+  amber_pm_fence(AMBER_PM_LOG);
+}
+
+const struct mv_writer *mv_writer_read(uint32_t i) {
+  const struct mv_writer *w = writer_at(i);
+  if (w->magic != MV_WRITER_MAGIC || w->len > MV_WRITER_PATH || w->crc != writer_crc(w)) return NULL;
+  return w;
 }
 
 /* ---- the master's timestamps ----------------------------------------- */

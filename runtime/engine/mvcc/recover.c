@@ -1,27 +1,32 @@
-/* Recovery of the mvcc engine (value mode, docs/engines/mvcc.md).
+/* Recovery of the mvcc engine (docs/engines/mvcc.md, "Recovery").
  *
  * The master and the CLog hold the exact state as of the durable checkpoint
  * boundary c (clog.c): per block, the newest of the master (at its master
  * timestamp) and the CLog entries with cts < c.  Every commit with cts >= c
- * has its record in an OLog ring (plog.c), and each record holds, per block
- * its transaction wrote, the byte ranges it stored.  So the newest state is
- * the state at c with the ranges of every record from c on applied in
- * commit-timestamp order.
+ * has its record in an OLog ring (plog.c): the byte ranges it stored
+ * (values), or its region's op id and inputs (operational, oprec.h).
  *
- * Three phases, each ended by a fence, make recovery idempotent and safe
- * against a crash in the middle of itself:
- *   A. write the checkpoint copies, then the ranges, into the master
- *      (timestamps untouched: a crash here re-applies the same writes in the
- *      same order, and each write stores absolute bytes);
- *   B. write the new timestamps (the data they vouch for is durable);
- *   C. empty the CLog (moving c past every replayed commit), then the OLog
- *      rings: every entry and record is now at or below its blocks'
- *      timestamps or below c, so a crash before that re-applies nothing. */
+ * Recovery never writes the master with anything but a state at a durable
+ * boundary, so a crash anywhere in it leaves master + CLog + OLog as
+ * recoverable as before:
+ *   1. the state at c goes into the master: the newest CLog entry of each
+ *      block (when newer than its master timestamp), fence, the master
+ *      timestamps, fence, then one header write empties the CLog;
+ *   2. the records from c on are re-made in DRAM, in commit-ts order
+ *      (replay.c); the blocks they wrote become CLog entries, fence, then a
+ *      header write moves c past them (a durable checkpoint round), and
+ *      step 1 puts them into the master.  When the blocks would not fit the
+ *      CLog this happens in chunks, cut only where every later record's
+ *      local-ts is certainly after the chunk's boundary;
+ *   3. the OLog rings are emptied: every record is now below c.
+ * A crash before a header write leaves entries with cts >= c, which the
+ * next recovery ignores (as for a checkpoint round that never finished). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../diag.h"
 #include "../../heap.h"
+#include "../../oprec.h"
 #include "../../pm.h"
 #include "mvcc.h"
 
@@ -61,11 +66,6 @@ static void scan(uint32_t i, struct found **v, size_t *n, size_t *cap, uint64_t 
   }
   *end_pos = pos;
   *end_seq = seq;
-}
-
-/* Does range g of a record fit the data area? */
-static int range_ok(const struct mv_range *g) {
-  return g->off < mv.size && g->len <= mv.block && (g->off & (mv.block - 1)) + g->len <= mv.block;
 }
 
 struct ckpt_found {
@@ -125,96 +125,247 @@ static void free_logs(struct logs *L) {
   free(L->end_seq);
 }
 
-static uint64_t redo(const struct logs *L, mv_apply_fn *apply, void *ctx, uint64_t *maxcts) {
-  uint64_t mx = 0;
-  /* The state at c: each block's newest checkpoint copy, unless the master
-   * already holds it (or a newer version: a drained entry, or a recovery
-   * that got as far as its phase B). */
-  for (size_t k = 0; k < L->nck; k++) {
-    const struct ckpt_found *e = &L->ck[k];
-    if (k + 1 < L->nck && L->ck[k + 1].blk == e->blk) continue;
-    if (e->cts > mx) mx = e->cts;
-    if (e->cts > mv.mts[e->blk]) apply(ctx, e->blk << mv.shift, e->data, (uint32_t)mv.block, e->cts);
+/* The state at c of a block: its newest CLog entry below c when newer than
+ * the master, else the master. */
+static const char *at_c(const struct logs *L, uint64_t blk) {
+  size_t lo = 0, hi = L->nck; /* the first entry of a larger block */
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (L->ck[mid].blk <= blk) lo = mid + 1;
+    else hi = mid;
   }
-  /* Then every commit from c on, in order. */
-  uint64_t replayed = 0;
-  for (size_t k = 0; k < L->nrec; k++) {
+  if (lo && L->ck[lo - 1].blk == blk && L->ck[lo - 1].cts > mv.mts[blk]) return L->ck[lo - 1].data;
+  return mv.base + (blk << mv.shift);
+}
+
+static void base_at_c(void *ctx, uint64_t blk, char *out) { memcpy(out, at_c(ctx, blk), mv.block); }
+
+/* The index of the first record from c on. */
+static size_t first_after_c(const struct logs *L) {
+  size_t k = 0;
+  while (k < L->nrec && L->rec[k].r->cts < L->c) k++;
+  return k;
+}
+
+/* The ORDO boundary the records' writer used (into *bound), and a check that
+ * the running program is that writer's build and has every region the
+ * records name.  `who` gets the writer's name for messages.  -1 after an
+ * amber: error: message. */
+static int writer_check(const struct logs *L, size_t from, uint64_t *bound, char *who, size_t whosz) {
+  uint64_t b = 0;
+  snprintf(who, whosz, "an unknown program");
+  for (size_t k = from; k < L->nrec; k++) {
     const struct mv_rec *r = L->rec[k].r;
-    if (r->cts < L->c) continue; /* in the state at c */
-    if (r->cts > mx) mx = r->cts;
-    const char *p = (const char *)r + sizeof *r, *end = (const char *)r + r->len;
-    int applied = 0;
-    for (uint32_t j = 0; j < r->nranges; j++) {
-      const struct mv_range *g = (const struct mv_range *)p;
-      if ((size_t)(end - p) < sizeof *g || !range_ok(g) || (size_t)(end - p) < sizeof *g + g->len)
-        amber_fatal("heap %s: OLog record (ring %u, seq %llu) has a range outside the data area although its checksum is right; "
-                    "the heap was written by a different amber or is damaged: restore it from a copy",
-                    mv.heap->path, L->rec[k].ring, (unsigned long long)r->seq);
-      uint64_t blk = g->off >> mv.shift;
-      if (r->cts > mv.mts[blk]) {
-        apply(ctx, g->off, p + sizeof *g, g->len, r->cts);
-        applied = 1;
-      }
-      p += sizeof *g + ((g->len + 7u) & ~7u);
-    }
-    replayed += applied;
+    if (r->kind != MV_REC_OP) continue;
+    const struct mv_writer *w = mv_writer_read(L->rec[k].ring);
+    if (!w)
+      return amber_error("heap %s: OLog ring %u holds operational records but no valid note of the program that wrote them; the "
+                         "file is damaged: restore it from a copy",
+                         mv.heap->path, L->rec[k].ring);
+    snprintf(who, whosz, "%.*s", (int)w->len, w->path);
+    uint64_t op_id;
+    memcpy(&op_id, (const char *)r + sizeof *r, sizeof op_id);
+    const struct __amber_region_desc *d = amber_op_find(op_id);
+    if (w->identity != amber_op_identity() || !d)
+      return amber_error("heap %s: OLog ring %u record %llu is an operation of region op id 0x%016llx (%s%s) written by %s, %s "
+                         "(%s); re-executing it here could change what it wrote. Recover the heap by running the program that "
+                         "wrote it once (the same build); nothing was changed",
+                         mv.heap->path, L->rec[k].ring, (unsigned long long)r->seq, (unsigned long long)op_id,
+                         d ? "here region " : "no region of this program has that op id", d ? d->name : "", who,
+                         w->identity != amber_op_identity() ? "a different build from this program" : "and unknown to this program",
+                         amber_op_program()[0] ? amber_op_program() : "?");
+    if (w->boundary > b) b = w->boundary;
   }
-  if (maxcts) *maxcts = mx;
-  return replayed;
+  *bound = b;
+  return 0;
+}
+
+static uint64_t writer_boundary(const struct logs *L, size_t from, char *who, size_t whosz) {
+  uint64_t b = 0;
+  if (writer_check(L, from, &b, who, whosz) != 0) exit(2);
+  return b;
+}
+
+int mv_recover_precheck(void) {
+  struct logs L;
+  scan_logs(&L);
+  char who[512];
+  uint64_t b;
+  int rc = writer_check(&L, first_after_c(&L), &b, who, sizeof who);
+  free_logs(&L);
+  return rc;
+}
+
+struct applier {
+  mv_apply_fn *fn;
+  void *ctx;
+};
+static void forward(void *ctx, uint64_t blk, uint64_t cts, const char *data) {
+  struct applier *a = ctx;
+  a->fn(a->ctx, blk << mv.shift, data, (uint32_t)mv.block, cts);
 }
 
 uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts) {
   struct logs L;
   scan_logs(&L);
-  uint64_t n = redo(&L, apply, ctx, maxcts);
+  uint64_t mx = 0;
+  for (size_t k = 0; k < L.nck; k++) {
+    const struct ckpt_found *e = &L.ck[k];
+    if (k + 1 < L.nck && L.ck[k + 1].blk == e->blk) continue;
+    if (e->cts > mx) mx = e->cts;
+    if (e->cts > mv.mts[e->blk]) apply(ctx, e->blk << mv.shift, e->data, (uint32_t)mv.block, e->cts);
+  }
+  size_t from = first_after_c(&L);
+  uint64_t n = 0;
+  if (from < L.nrec) {
+    char who[512];
+    struct mv_rp *R = mv_rp_new(base_at_c, &L, writer_boundary(&L, from, who, sizeof who));
+    struct applier a = {apply, ctx};
+    for (size_t k = from; k < L.nrec; k++) {
+      mv_rp_apply(R, L.rec[k].r, L.rec[k].ring, who);
+      mv_rp_each_touched(R, forward, &a);
+      mv_rp_flushed(R);
+      n++;
+      if (L.rec[k].r->cts > mx) mx = L.rec[k].r->cts;
+    }
+    mv_rp_free(R);
+  }
+  if (maxcts) *maxcts = mx;
   free_logs(&L);
   return n;
 }
 
-struct touched {
-  struct {
-    uint64_t blk, ts;
-  } *v;
-  size_t n, cap;
-};
-
-static void apply_to_master(void *ctx, uint64_t off, const void *src, uint32_t len, uint64_t cts) {
-  struct touched *tb = ctx;
-  char *dst = mv.base + off;
-  memcpy(dst, src, len);
-  amber_pm_wrote(dst, len);
-  amber_pm_flush(dst, len, AMBER_PM_DATA);
-  if (tb->n == tb->cap) {
-    tb->cap = tb->cap ? tb->cap * 2 : 1024;
-    tb->v = realloc(tb->v, tb->cap * sizeof *tb->v);
-    if (!tb->v) amber_fatal("mvcc recovery: out of memory");
+/* Step 1: the state at c into the master, then an empty CLog. */
+static void clog_to_master(struct logs *L) {
+  size_t nw = 0;
+  for (size_t k = 0; k < L->nck; k++) {
+    const struct ckpt_found *e = &L->ck[k];
+    if (k + 1 < L->nck && L->ck[k + 1].blk == e->blk) continue;
+    if (e->cts <= mv.mts[e->blk]) continue;
+    char *dst = mv.base + (e->blk << mv.shift);
+    memcpy(dst, e->data, mv.block);
+    amber_pm_wrote(dst, mv.block);
+    amber_pm_flush(dst, mv.block, AMBER_PM_DATA);
+    nw++;
   }
-  tb->v[tb->n].blk = off >> mv.shift;
-  tb->v[tb->n].ts = cts;
-  tb->n++;
+  if (nw) {
+    amber_pm_fence(AMBER_PM_DATA);
+    for (size_t k = 0; k < L->nck; k++) {
+      const struct ckpt_found *e = &L->ck[k];
+      if (k + 1 < L->nck && L->ck[k + 1].blk == e->blk) continue;
+      if (e->cts > mv.mts[e->blk]) mv_mts_raise(e->blk, e->cts);
+    }
+    amber_pm_fence(AMBER_PM_DATA);
+  }
+  uint64_t c = 0, t = 0;
+  if (mv_clog_read(&c, &t, NULL) >= 0 && t != L->clog_end) mv_clog_write(c, L->clog_end);
+  L->nck = 0; /* the master now holds the state at c */
+}
+
+struct chunk {
+  uint64_t at; /* next CLog entry index */
+  uint64_t n;
+};
+static void put_entry(void *ctx, uint64_t blk, uint64_t cts, const char *data) {
+  struct chunk *ch = ctx;
+  mv_clog_put(ch->at + ch->n++, blk, cts, data);
+}
+
+/* Step 2's checkpoint round for the blocks replayed since the last one, at
+ * boundary c; then step 1 for them. */
+static void checkpoint_chunk(struct logs *L, struct mv_rp *R, uint64_t c) {
+  uint64_t c0 = 0, t = 0;
+  if (mv_clog_read(&c0, &t, NULL) < 0) AMBER_BUG("CLog headers vanished during recovery");
+  size_t n = mv_rp_touched(R);
+  if (n > mv.clog_n)
+    amber_fatal("recovery of heap %s must checkpoint %zu blocks at once, more than its CLog holds (%llu): the OLog holds "
+                "transactions that overlapped in time across that many blocks. The heap is unchanged; recover it with an "
+                "amber whose recovery can split the work (report this)",
+                mv.heap->path, n, (unsigned long long)mv.clog_n);
+  struct chunk ch = {t, 0};
+  mv_rp_each_touched(R, put_entry, &ch);
+  if (ch.n) amber_pm_fence(AMBER_PM_CKPT);
+  mv_clog_write(c, t);
+  L->c = c;
+  /* The entries just written, as step 1 reads them. */
+  free(L->ck);
+  L->ck = calloc(ch.n ? ch.n : 1, sizeof *L->ck);
+  if (!L->ck) amber_fatal("mvcc recovery: out of memory");
+  L->nck = 0;
+  for (uint64_t i = t; i < t + ch.n; i++) {
+    const struct mv_ckpt *e = mv_ckpt_at(i);
+    if (!e) AMBER_BUG("a CLog entry written by recovery does not read back");
+    L->ck[L->nck++] = (struct ckpt_found){e->blk, e->cts, e->seq, (const char *)(e + 1)};
+  }
+  qsort(L->ck, L->nck, sizeof *L->ck, by_blk_cts);
+  L->clog_end = t + ch.n;
+  clog_to_master(L);
+  mv_rp_flushed(R);
+}
+
+/* Operational records re-run the program's regions, which need the heap at
+ * its base address: the amber tool cannot.  `amber recover` refuses (before
+ * writing anything); check, info and stats (on a private copy) leave the
+ * records out and say so. */
+static int ops_elsewhere(const struct logs *L, size_t from) {
+  if (mv.heap->window) return 0;
+  size_t ops = 0;
+  uint32_t ring = 0;
+  for (size_t k = from; k < L->nrec; k++)
+    if (L->rec[k].r->kind == MV_REC_OP) ring = L->rec[k].ring, ops++;
+  if (!ops) return 0;
+  const struct mv_writer *w = mv_writer_read(ring);
+  char who[512];
+  snprintf(who, sizeof who, "%.*s", w ? (int)w->len : 20, w ? w->path : "an unknown program");
+  if (mv.heap->writable)
+    amber_fatal("heap %s: %zu committed transactions are in operational records, which only the program that wrote them can "
+                "re-execute: run %s once (it recovers the heap before main); nothing was changed",
+                mv.heap->path, ops, who);
+  amber_warn("heap %s: %zu committed transactions are in operational records, which only %s can re-execute (run it once to "
+             "recover the heap); what follows leaves out every transaction from the checkpoint boundary on",
+             mv.heap->path, ops, who);
+  return 1;
 }
 
 uint64_t mv_recover_logs(void) {
   struct logs L;
   scan_logs(&L);
-  /* Phase A. */
-  struct touched tb = {0};
-  uint64_t mx = 0;
-  uint64_t replayed = redo(&L, apply_to_master, &tb, &mx);
-  if (tb.n) amber_pm_fence(AMBER_PM_DATA);
-  /* Phase B: writes were applied in timestamp order per block, so the
-   * atomic max leaves each block's newest. */
-  for (size_t k = 0; k < tb.n; k++) mv_mts_raise(tb.v[k].blk, tb.v[k].ts);
-  if (tb.n) amber_pm_fence(AMBER_PM_DATA);
-  /* Phase C. */
-  uint64_t c = 0, t = 0;
-  if (mv_clog_read(&c, &t, NULL) >= 0 && (t != L.clog_end || mx >= c)) mv_clog_write(mx >= c ? mx + 1 : c, L.clog_end);
+  size_t from = first_after_c(&L);
+  if (ops_elsewhere(&L, from)) {
+    clog_to_master(&L);
+    free_logs(&L);
+    return 0;
+  }
+  clog_to_master(&L);
+  uint64_t replayed = L.nrec - from;
+  if (from < L.nrec) {
+    char who[512];
+    uint64_t b = writer_boundary(&L, from, who, sizeof who);
+    struct mv_rp *R = mv_rp_new(base_at_c, &L, b);
+    /* lmin[k]: the smallest local-ts of the records from k on. */
+    uint64_t *lmin = malloc((L.nrec + 1) * sizeof *lmin);
+    if (!lmin) amber_fatal("mvcc recovery: out of memory");
+    lmin[L.nrec] = UINT64_MAX;
+    for (size_t k = L.nrec; k-- > from;) lmin[k] = L.rec[k].r->local < lmin[k + 1] ? L.rec[k].r->local : lmin[k + 1];
+    for (size_t k = from; k < L.nrec; k++) {
+      /* Cut before record k when half the CLog is used and every record
+       * from k on certainly saw every commit before it. */
+      if (k > from && mv_rp_touched(R) > mv.clog_n / 2) {
+        uint64_t prev = L.rec[k - 1].r->cts;
+        if (L.rec[k].r->cts > prev && lmin[k] > prev + b) checkpoint_chunk(&L, R, prev + 1);
+      }
+      mv_rp_apply(R, L.rec[k].r, L.rec[k].ring, who);
+    }
+    checkpoint_chunk(&L, R, L.rec[L.nrec - 1].r->cts + 1);
+    free(lmin);
+    mv_rp_free(R);
+  }
+  /* Step 3. */
   for (uint32_t i = 0; i < mv.max_threads; i++) {
     uint64_t pos, seq;
     if (mv_ring_read_tail(i, &pos, &seq) < 0) continue;
     if (pos != L.end_pos[i]) mv_ring_write_tail(i, L.end_pos[i], L.end_seq[i]);
   }
-  free(tb.v);
   free_logs(&L);
   return replayed;
 }

@@ -11,6 +11,7 @@
 
 #include "../../diag.h"
 #include "../../heap.h"
+#include "../../oprec.h"
 #include "../../pm.h"
 #include "../../tx.h"
 #include "amber.h"
@@ -138,6 +139,10 @@ static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n
 }
 
 void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) {
+    mv_rp_load(addr, dst, n);
+    return;
+  }
   struct mv_thread *m = mv_thread_of(t);
   const char *p = addr;
   char *d = dst;
@@ -197,6 +202,10 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
 }
 
 void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) {
+    mv_rp_store(addr, src, n);
+    return;
+  }
   struct mv_thread *m = mv_thread_of(t);
   if (!m->in_tx) AMBER_BUG("mvcc store outside a transaction");
   check_doomed(t, m);
@@ -308,8 +317,14 @@ void mv_commit(struct amber_thread *t) {
                 t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)(m->head - m->txstart),
                 (unsigned long long)mv.block, mv.heap->path, (unsigned long long)mv.clog_n);
   /* Room in the OLog for this transaction's record, before anything is
-   * published (its blocks stay locked meanwhile). */
+   * published (its blocks stay locked meanwhile): the operational record
+   * when its inputs were captured and it is the smaller one. */
   uint64_t rec = mv_rec_size(m);
+  const char *in = NULL;
+  if (t->op == AMBER_OP_CAPTURE && mv_op_rec_size(t->opn) <= rec) {
+    in = t->opbuf;
+    rec = mv_op_rec_size(t->opn);
+  }
   for (;;) {
     int r = mv_olog_reserve(m, rec);
     if (r > 0) break;
@@ -334,7 +349,7 @@ void mv_commit(struct amber_thread *t) {
   if ((m->mode == MV_SER || m->mode == MV_LIN) && !validate(m, cts)) mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
   if (mv.check) pthread_rwlock_rdlock(&mv_check_lock);
   /* Durable before visible: one record, one fence. */
-  mv_olog_append(m, cts, rec);
+  mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn);
   /* Link every copy with its final cts, then leave COMMITTING: a reader that
    * met one of our locks while COMMITTING waited, and now sees all of them. */
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {

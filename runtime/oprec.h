@@ -1,0 +1,93 @@
+/* Operational records (docs/engines/mvcc.md, "Operational records"): what a
+ * transaction took from outside the persistent heap, captured in execution
+ * order so that recovery can re-execute its region and get the same writes.
+ *
+ * A transaction captures when its engine keeps operational records, its
+ * region is an AMBER_ATOMIC region of an object whose descriptors were
+ * found at open (oprec_scan), and AMBER_OLOG=ops.  The input stream is:
+ * the closure, then, in order, the bytes of every non-heap load (loads,
+ * memory intrinsics and libc wrappers reading volatile memory, the old value
+ * of a volatile atomic), each nested region's closure, and 8 bytes per
+ * persistent allocation (where it went).  Anything the runtime cannot
+ * capture (an irrevocable call, an indirect or cross-module call, a stream
+ * over AMBER_OLOG_INPUTS) makes the transaction log values instead.
+ *
+ * Replay feeds the same stream back: non-heap loads return recorded bytes,
+ * non-heap stores are dropped (the program's volatile state is not there
+ * during recovery), allocations land where they landed. */
+#ifndef AMBER_OPREC_H
+#define AMBER_OPREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tx.h"
+
+/* desc->runtime_state bit: the descriptor was found by amber_op_scan and
+ * its op id is unique (tx.c uses bits 0x1 and 0x2). */
+#define AMBER_HINT_OPS 0x4u
+
+enum { AMBER_OP_OFF = 0, AMBER_OP_CAPTURE, AMBER_OP_VALUES, AMBER_OP_REPLAY };
+
+/* ---- capture ---- */
+/* At the start (and every restart) of an outermost region. */
+void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure);
+/* The transaction cannot be captured (why: for AMBER_VERBOSE). */
+static inline void amber_op_giveup(struct amber_thread *t) {
+  if (t->op == AMBER_OP_CAPTURE) t->op = AMBER_OP_VALUES;
+}
+void amber_op_put_slow(struct amber_thread *t, const void *p, size_t n);
+static inline void amber_op_put(struct amber_thread *t, const void *p, size_t n) {
+  if (t->opn + n <= t->opcap) {
+    __builtin_memcpy(t->opbuf + t->opn, p, n);
+    t->opn += n;
+  } else {
+    amber_op_put_slow(t, p, n);
+  }
+}
+
+/* ---- replay ---- */
+/* The next n recorded input bytes (fatal when the record has fewer: the
+ * re-executed region diverged). */
+void amber_op_take(struct amber_thread *t, void *dst, size_t n);
+/* The region did something its capture would have refused. */
+_Noreturn void amber_op_diverged(struct amber_thread *t, const char *what);
+
+/* A non-heap load inside a region: capture its bytes, or in replay return
+ * the recorded ones instead of reading.  Returns 1 when it was served. */
+static inline int amber_op_load(const void *p, void *dst, size_t n) {
+  struct amber_thread *t = amber_self;
+  if (__builtin_expect(!t || t->op < AMBER_OP_CAPTURE || t->op == AMBER_OP_VALUES, 1)) return 0;
+  if (t->op == AMBER_OP_REPLAY) {
+    amber_op_take(t, dst, n);
+    return 1;
+  }
+  __builtin_memcpy(dst, p, n);
+  amber_op_put(t, dst, n);
+  return 1;
+}
+/* Non-heap writes are dropped in replay. */
+static inline int amber_op_replaying(void) {
+  struct amber_thread *t = amber_self;
+  return t && t->op == AMBER_OP_REPLAY;
+}
+/* Non-heap memory must be read through amber_op_load (capture or replay). */
+static inline int amber_op_active(void) {
+  struct amber_thread *t = amber_self;
+  return t && (t->op == AMBER_OP_CAPTURE || t->op == AMBER_OP_REPLAY);
+}
+
+/* ---- the program's regions ---- */
+/* Finds every region descriptor of the objects loaded now (their
+ * "amber_regions" sections) and the program's identity (the build ids of
+ * those objects).  Idempotent. */
+void amber_op_scan(void);
+/* The region with this op id, or NULL (unknown, or two regions share it). */
+struct __amber_region_desc *amber_op_find(uint64_t op_id);
+/* Hash of the build ids of the objects with regions; 0 when one of them has
+ * none (operational records are then off). */
+uint64_t amber_op_identity(void);
+/* The main program's path (for messages and the OLog writer note). */
+const char *amber_op_program(void);
+
+#endif
