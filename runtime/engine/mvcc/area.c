@@ -3,6 +3,7 @@
  * statistics and the engine table. */
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../diag.h"
 #include "../../engine.h"
@@ -137,7 +138,11 @@ static int mv_check(struct amber_heap *h) { return mv_validate(h) ? 1 : 0; }
 static void mv_recover(struct amber_heap *h) {
   attach(h);
   amber_op_scan(); /* the regions operational records name */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   mv.replayed = h->status->clean == AMBER_CLEAN ? 0 : mv_recover_logs();
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  mv.recovery_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   if (mv.replayed) amber_info("heap %s: recovery applied %llu OLog records", h->path, (unsigned long long)mv.replayed);
 }
 
@@ -223,15 +228,16 @@ static void mv_stats(FILE *f, int json) {
                "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
                "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu, \"checkpoint_rounds\": %llu, \"clog_entries\": %llu, "
                "\"clog_written_back\": %llu, \"invariant_checks\": %llu, \"olog_live_bytes\": %llu, \"clog_live_entries\": %llu, "
-               "\"olog_op_records\": %llu",
+               "\"olog_op_records\": %llu, \"recovery_seconds\": %.4f",
             (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
             mv_detector_ran(), (unsigned long long)threads, (unsigned long long)olog, per_upd, (unsigned long long)recycled,
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
-            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops);
+            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops, mv.recovery_seconds);
     return;
   }
-  fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu\n",
-          (unsigned long long)olog, per_upd, (unsigned long long)ops, (unsigned long long)recycled, (unsigned long long)mv.replayed);
+  fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu (recovery %.3f s)\n",
+          (unsigned long long)olog, per_upd, (unsigned long long)ops, (unsigned long long)recycled, (unsigned long long)mv.replayed,
+          mv.recovery_seconds);
   fprintf(f, "  olog live          %llu bytes in the rings now\n", (unsigned long long)olive);
   fprintf(f, "  clog               checkpoint rounds %llu; entries %llu (%llu live now, %llu bytes each); written back to the master %llu; "
              "invariant checks %llu\n",

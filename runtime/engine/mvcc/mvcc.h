@@ -148,6 +148,7 @@ struct mv_global {
   uint32_t max_threads;
   uint32_t next_ring;  /* rings handed out (atomic) */
   uint64_t replayed;   /* records recovery applied at this open */
+  double recovery_seconds; /* how long that recovery took */
   /* The CLog and checkpoint rounds (clog.c). */
   uint64_t clog_off;   /* the CLog slot in the engine area */
   uint64_t clog_bytes; /* its ring bytes */
