@@ -461,6 +461,17 @@ static char *out_of_space(size_t n) {
               heap->path, n, (unsigned long long)heap->hdr.data_size);
 }
 
+/* A large object of n bytes on the k pages from p: its page descriptor. */
+static char *put_large(struct amber_thread *t, uint64_t p, uint64_t k, size_t n) {
+  struct amber_page_desc d;
+  memset(&d, 0, sizeof d);
+  d.kind = AMBER_PAGE_LARGE;
+  d.npages = (uint32_t)k;
+  d.size = n;
+  amber_tx_write(t, &pagetab[p], &d, sizeof d);
+  return page_addr(p);
+}
+
 /* amber_palloc at the alias (where the runtime writes the object). */
 static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
   *fresh = 1;
@@ -471,13 +482,7 @@ static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
     uint64_t p = take_pages(k);
     if (!p) return out_of_space(n);
     record(t, AMBER_REC_TOOK_PAGES, p, k);
-    struct amber_page_desc d;
-    memset(&d, 0, sizeof d);
-    d.kind = AMBER_PAGE_LARGE;
-    d.npages = (uint32_t)k;
-    d.size = n;
-    amber_tx_write(t, &pagetab[p], &d, sizeof d);
-    return page_addr(p);
+    return put_large(t, p, k, n);
   }
   unsigned cls = class_of(n);
   struct arena *a = &arenas[t->arena];
@@ -542,12 +547,7 @@ static char *palloc_replay(struct amber_thread *t, size_t n) {
   if (n > AMBER_SLAB_MAX) {
     uint64_t k = (n + AMBER_PAGE - 1) / AMBER_PAGE;
     if (in || p + k > npages) amber_op_diverged(t, "allocated a large object somewhere else");
-    memset(&d, 0, sizeof d);
-    d.kind = AMBER_PAGE_LARGE;
-    d.npages = (uint32_t)k;
-    d.size = n;
-    amber_tx_write(t, &pagetab[p], &d, sizeof d);
-    return page_addr(p);
+    return put_large(t, p, k, n);
   }
   unsigned cls = class_of(n);
   amber_tx_read(t, &pagetab[p], &d, sizeof d);
