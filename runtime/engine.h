@@ -15,7 +15,6 @@ struct amber_engine {
   uint32_t id;      /* enum amber_engine_id */
   int direct_reads; /* inside a transaction, heap memory may be read in place */
   int aborts_writers; /* writing transactions may abort (and are re-run) */
-  int op_records;   /* keeps operational records: regions capture their inputs (oprec.h) */
   /* Optional: refuses (-1 after a message) to create (creating = 1) or open
    * for writing a heap of this engine in the current configuration. */
   int (*gate)(const char *path, int creating);

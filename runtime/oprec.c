@@ -17,10 +17,16 @@
 
 /* ---- capture ---- */
 
+/* AMBER_OLOG=ops, set by amber_op_scan (an engine that keeps operational
+ * records calls it at open; without it no descriptor has AMBER_HINT_OPS). */
+static int capture;
+
+int amber_op_capturing(void) { return capture; }
+
 void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure) {
   t->opn = 0;
   t->op = AMBER_OP_OFF;
-  if (!amber_eng->op_records || strcmp(amber_opt.olog, "ops") != 0) return;
+  if (!capture) return;
   if (!d || d->kind != 1 /* AMBER_KIND_ATOMIC */ || t->fase != AMBER_FASE_NONE ||
       !(__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_OPS))
     return;
@@ -166,6 +172,9 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg) {
 void amber_op_scan(void) {
   pthread_mutex_lock(&scan_lock);
   if (!scanned) {
+    if (!strcmp(amber_opt.olog, "ops")) capture = 1;
+    else if (strcmp(amber_opt.olog, "values") != 0)
+      amber_fatal("AMBER_OLOG=%s is not a record kind; use ops (the default) or values", amber_opt.olog);
     ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
     program[n > 0 ? n : 0] = 0;
     dl_iterate_phdr(scan_object, NULL);

@@ -32,7 +32,7 @@ enum { AMBER_OP_OFF = 0, AMBER_OP_CAPTURE, AMBER_OP_VALUES, AMBER_OP_REPLAY };
 /* ---- capture ---- */
 /* At the start (and every restart) of an outermost region. */
 void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure);
-/* The transaction cannot be captured (why: for AMBER_VERBOSE). */
+/* The transaction's inputs cannot all be captured: it logs values. */
 static inline void amber_op_giveup(struct amber_thread *t) {
   if (t->op == AMBER_OP_CAPTURE) t->op = AMBER_OP_VALUES;
 }
@@ -66,11 +66,6 @@ static inline int amber_op_load(const void *p, void *dst, size_t n) {
   amber_op_put(t, dst, n);
   return 1;
 }
-/* Non-heap writes are dropped in replay. */
-static inline int amber_op_replaying(void) {
-  struct amber_thread *t = amber_self;
-  return t && t->op == AMBER_OP_REPLAY;
-}
 /* Non-heap memory must be read through amber_op_load (capture or replay). */
 static inline int amber_op_active(void) {
   struct amber_thread *t = amber_self;
@@ -78,6 +73,8 @@ static inline int amber_op_active(void) {
 }
 
 /* ---- the program's regions ---- */
+/* AMBER_OLOG=ops: regions capture their inputs (after amber_op_scan). */
+int amber_op_capturing(void);
 /* Finds every region descriptor of the objects loaded now (their
  * "amber_regions" sections) and the program's identity (the build ids of
  * those objects).  Idempotent. */

@@ -9,7 +9,8 @@
 //   - a different build (-DOTHER: other regions, other op ids) refuses the
 //     heap with an error naming the op id and the program that wrote it,
 //     and leaves the file unchanged;
-//   - AMBER_OLOG=values writes no operational record, and recovers too.
+//   - AMBER_OLOG=values writes no operational record, and recovers too;
+//     another value is an error.
 // RUN: %amber_cc -O2 %s -o %t -pthread
 // RUN: %amber_cc -O2 -DOTHER %s -o %t.other -pthread
 // RUN: rm -f %t.heap
@@ -32,6 +33,7 @@
 // RUN: FileCheck %s --check-prefix=VALUES < %t.json
 // RUN: not --crash env AMBER_OLOG=values %rerun %t kill 6 > %t.out
 // RUN: %rerun %t show | FileCheck %s --check-prefix=SHOW
+// RUN: not env AMBER_ENGINE=mvcc AMBER_OLOG=bogus %run %t add 1 2>&1 | FileCheck %s --check-prefix=BADOLOG
 #include <amber.h>
 #include <pthread.h>
 #include <signal.h>
@@ -119,3 +121,4 @@ int main(int argc, char **argv) {
 // SHOW-NOT: node
 // REPLAY6: "replayed_txns": 6
 // VALUES: "olog_op_records": 0
+// BADOLOG: amber: error: AMBER_OLOG=bogus is not a record kind; use ops (the default) or values

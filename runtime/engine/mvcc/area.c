@@ -254,7 +254,6 @@ const struct amber_engine amber_engine_mvcc = {
     .id = AMBER_ENGINE_MVCC,
     .direct_reads = 0,
     .aborts_writers = 1,
-    .op_records = 1,
     .gate = mv_gate,
     .area_fits = mv_area_fits,
     .sync = mv_sync,

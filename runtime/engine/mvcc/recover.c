@@ -125,6 +125,13 @@ static void free_logs(struct logs *L) {
   free(L->end_seq);
 }
 
+/* Does CLog entry k hold its block's state at c: its block's newest entry
+ * (below c), and newer than the master? */
+static int entry_is_state_at_c(const struct logs *L, size_t k) {
+  const struct ckpt_found *e = &L->ck[k];
+  return !(k + 1 < L->nck && L->ck[k + 1].blk == e->blk) && e->cts > mv.mts[e->blk];
+}
+
 /* The state at c of a block: its newest CLog entry below c when newer than
  * the master, else the master. */
 static const char *at_c(const struct logs *L, uint64_t blk) {
@@ -211,9 +218,8 @@ uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts) {
   uint64_t mx = 0;
   for (size_t k = 0; k < L.nck; k++) {
     const struct ckpt_found *e = &L.ck[k];
-    if (k + 1 < L.nck && L.ck[k + 1].blk == e->blk) continue;
     if (e->cts > mx) mx = e->cts;
-    if (e->cts > mv.mts[e->blk]) apply(ctx, e->blk << mv.shift, e->data, (uint32_t)mv.block, e->cts);
+    if (entry_is_state_at_c(&L, k)) apply(ctx, e->blk << mv.shift, e->data, (uint32_t)mv.block, e->cts);
   }
   size_t from = first_after_c(&L);
   uint64_t n = 0;
@@ -240,8 +246,7 @@ static void clog_to_master(struct logs *L) {
   size_t nw = 0;
   for (size_t k = 0; k < L->nck; k++) {
     const struct ckpt_found *e = &L->ck[k];
-    if (k + 1 < L->nck && L->ck[k + 1].blk == e->blk) continue;
-    if (e->cts <= mv.mts[e->blk]) continue;
+    if (!entry_is_state_at_c(L, k)) continue;
     char *dst = mv.base + (e->blk << mv.shift);
     memcpy(dst, e->data, mv.block);
     amber_pm_wrote(dst, mv.block);
@@ -250,11 +255,8 @@ static void clog_to_master(struct logs *L) {
   }
   if (nw) {
     amber_pm_fence(AMBER_PM_DATA);
-    for (size_t k = 0; k < L->nck; k++) {
-      const struct ckpt_found *e = &L->ck[k];
-      if (k + 1 < L->nck && L->ck[k + 1].blk == e->blk) continue;
-      if (e->cts > mv.mts[e->blk]) mv_mts_raise(e->blk, e->cts);
-    }
+    for (size_t k = 0; k < L->nck; k++)
+      if (entry_is_state_at_c(L, k)) mv_mts_raise(L->ck[k].blk, L->ck[k].cts);
     amber_pm_fence(AMBER_PM_DATA);
   }
   uint64_t c = 0, t = 0;
@@ -262,43 +264,33 @@ static void clog_to_master(struct logs *L) {
   L->nck = 0; /* the master now holds the state at c */
 }
 
-struct chunk {
-  uint64_t at; /* next CLog entry index */
-  uint64_t n;
-};
+/* Writes the chunk's entries from index L->clog_end on, and lists them as
+ * step 1 reads them (one per block). */
 static void put_entry(void *ctx, uint64_t blk, uint64_t cts, const char *data) {
-  struct chunk *ch = ctx;
-  mv_clog_put(ch->at + ch->n++, blk, cts, data);
+  struct logs *L = ctx;
+  uint64_t i = L->clog_end + L->nck;
+  L->ck[L->nck++] = (struct ckpt_found){blk, cts, i, mv_clog_put(i, blk, cts, data)};
 }
 
 /* Step 2's checkpoint round for the blocks replayed since the last one, at
  * boundary c; then step 1 for them. */
 static void checkpoint_chunk(struct logs *L, struct mv_rp *R, uint64_t c) {
-  uint64_t c0 = 0, t = 0;
-  if (mv_clog_read(&c0, &t, NULL) < 0) AMBER_BUG("CLog headers vanished during recovery");
   size_t n = mv_rp_touched(R);
   if (n > mv.clog_n)
     amber_fatal("recovery of heap %s must checkpoint %zu blocks at once, more than its CLog holds (%llu): the OLog holds "
-                "transactions that overlapped in time across that many blocks. The heap is unchanged; recover it with an "
-                "amber whose recovery can split the work (report this)",
+                "transactions that overlapped in time across that many blocks. The heap is still recoverable (nothing of "
+                "this checkpoint was written); recover it with an amber whose recovery can split the work (report this)",
                 mv.heap->path, n, (unsigned long long)mv.clog_n);
-  struct chunk ch = {t, 0};
-  mv_rp_each_touched(R, put_entry, &ch);
-  if (ch.n) amber_pm_fence(AMBER_PM_CKPT);
-  mv_clog_write(c, t);
-  L->c = c;
-  /* The entries just written, as step 1 reads them. */
+  /* Step 1 emptied the CLog: clog_end is its tail. */
   free(L->ck);
-  L->ck = calloc(ch.n ? ch.n : 1, sizeof *L->ck);
+  L->ck = malloc((n ? n : 1) * sizeof *L->ck);
   if (!L->ck) amber_fatal("mvcc recovery: out of memory");
   L->nck = 0;
-  for (uint64_t i = t; i < t + ch.n; i++) {
-    const struct mv_ckpt *e = mv_ckpt_at(i);
-    if (!e) AMBER_BUG("a CLog entry written by recovery does not read back");
-    L->ck[L->nck++] = (struct ckpt_found){e->blk, e->cts, e->seq, (const char *)(e + 1)};
-  }
-  qsort(L->ck, L->nck, sizeof *L->ck, by_blk_cts);
-  L->clog_end = t + ch.n;
+  mv_rp_each_touched(R, put_entry, L);
+  if (n) amber_pm_fence(AMBER_PM_CKPT);
+  mv_clog_write(c, L->clog_end);
+  L->c = c;
+  L->clog_end += n;
   clog_to_master(L);
   mv_rp_flushed(R);
 }
@@ -331,12 +323,12 @@ uint64_t mv_recover_logs(void) {
   struct logs L;
   scan_logs(&L);
   size_t from = first_after_c(&L);
-  if (ops_elsewhere(&L, from)) {
-    clog_to_master(&L);
+  int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
+  clog_to_master(&L);
+  if (elsewhere) { /* the records stay for the program */
     free_logs(&L);
     return 0;
   }
-  clog_to_master(&L);
   uint64_t replayed = L.nrec - from;
   if (from < L.nrec) {
     char who[512];

@@ -208,12 +208,7 @@ static void apply_op(struct mv_rp *R, const struct mv_rec *r, uint32_t ring, con
   uint64_t op_id;
   memcpy(&op_id, (const char *)r + sizeof *r, sizeof op_id);
   struct __amber_region_desc *d = amber_op_find(op_id);
-  if (!d)
-    amber_fatal("heap %s: the OLog (ring %u, record %llu) holds an operation of region op id 0x%016llx, which no region of "
-                "this program (%s) has; it was written by %s. Recover the heap by running that program (the same build) "
-                "on it; nothing was changed",
-                mv.heap->path, ring, (unsigned long long)r->seq, (unsigned long long)op_id,
-                amber_op_program()[0] ? amber_op_program() : "?", writer);
+  if (!d) AMBER_BUG("replay of op id 0x%016llx, which recovery's writer check should have refused", (unsigned long long)op_id);
   if (r->reserved < d->closure_size || sizeof *r + 8 + r->reserved > r->len)
     amber_fatal("heap %s: the OLog (ring %u, record %llu) of region %s holds %u bytes of inputs, fewer than its %u-byte "
                 "closure; it was written by a different build (%s)",

@@ -57,7 +57,7 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
                 mv.max_threads, mv.heap->path);
   mv_ring_read_tail(m->ring_id, &m->otail, &m->oseq_tail);
   m->ohead = m->otail; /* open emptied every ring */
-  if (amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());
+  if (amber_op_capturing() && amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());
   m->oseq_head = m->oseq_tail;
   m->rng = 0x9E3779B97F4A7C15ull * (t->index + 1);
   struct mv_thread *h = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE);
