@@ -608,13 +608,16 @@ bool instrumentModule(Module &M) {
   auto Descs = moduleDescriptors(M);
 
   DenseMap<Function *, SmallVector<Site, 4>> Sites;
-  DenseSet<Function *> Irrevocable;
+  DenseSet<Function *> Irrevocable, Unseen;
   for (Function *F : Fns) {
     Instrumenter I(*F);
     FunctionResult R = I.run();
     if (R.Irrevocable) {
       Irrevocable.insert(F);
       Sites[F] = I.IrrevocableSites;
+      for (const Site &S : I.IrrevocableSites)
+        if (S.Kind == SiteKind::Irrevocable)
+          Unseen.insert(F);
     }
   }
 
@@ -643,18 +646,21 @@ bool instrumentModule(Module &M) {
   for (auto &[Desc, RF] : Descs) {
     DenseSet<Function *> Seen;
     SmallVector<Function *, 8> Work{RF};
-    bool Irrev = false;
+    bool Irrev = false, Uns = false;
     while (!Work.empty()) {
       Function *F = Work.pop_back_val();
       if (!Seen.insert(F).second)
         continue;
       ReachedFromRegion.insert(F);
       Irrev |= Irrevocable.count(F) != 0;
+      Uns |= Unseen.count(F) != 0;
       for (Function *G : Callees(F))
         Work.push_back(G);
     }
+    // UNSEEN lets an engine that must run such a region alone start it so,
+    // instead of restarting it at the call.
     if (Irrev)
-      addDescriptorFlags(Desc, AMBER_DESC_IRREVOCABLE);
+      addDescriptorFlags(Desc, AMBER_DESC_IRREVOCABLE | (Uns ? AMBER_DESC_UNSEEN : 0));
   }
   // Remarks for the unseen calls a region of this module can reach.
   for (auto &[F, S] : Sites)

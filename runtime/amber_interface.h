@@ -22,6 +22,8 @@ extern "C" {
 #define AMBER_DESC_IRREVOCABLE 0x1u /* calls code the pass could not see */
 #define AMBER_DESC_FUNCTION 0x2u    /* an AMBER_ATOMIC_FN function body */
 #define AMBER_DESC_NAMED 0x4u       /* op id comes from a user-given name */
+#define AMBER_DESC_UNSEEN 0x8u      /* reaches code that is certainly not instrumented (a library
+                                       function, inline asm, an odd-width atomic) */
 
 /* Closure field kinds. */
 #define AMBER_FIELD_SCALAR 0  /* a live-in value */

@@ -17,6 +17,7 @@ enum amber_abort_reason {
   AMBER_ABORT_VALIDATION, /* serializable read-set validation, or a write over a version newer than the snapshot */
   AMBER_ABORT_FUTURE,     /* linearizable: a version from the future */
   AMBER_ABORT_CAPACITY,   /* the thread's version log is full */
+  AMBER_ABORT_IRREVOCABLE, /* it calls code amber could not instrument: it restarts alone (mvcc) */
   AMBER_ABORT_NREASONS
 };
 
@@ -102,6 +103,11 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
  * which no engine restarts), by the first region, internal write or outside
  * store of a section (t->fase == AMBER_FASE_HELD, t->depth == 0); committed
  * by amber_tx_section_commit at the section's end (t->depth == 1). */
+/* Bit of desc->runtime_state: the region called code amber could not
+ * instrument at run time (an engine may start it irrevocable from then on;
+ * bits 0x1..0x4 belong to tx.c and oprec.c). */
+#define AMBER_HINT_IRREVOCABLE 0x8u
+
 enum { AMBER_FASE_NONE, AMBER_FASE_HELD, AMBER_FASE_OPEN };
 void amber_tx_section_open(struct amber_thread *t);
 void amber_tx_section_commit(struct amber_thread *t);

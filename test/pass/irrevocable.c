@@ -5,8 +5,9 @@
 //    goes through __amber_clone_of() (the runtime returns the registered
 //    clone, or makes the transaction irrevocable);
 //  - inline assembly: __amber_irrevocable().
-// Each sets AMBER_DESC_IRREVOCABLE on every region that reaches it; all but
-// indirect calls produce a remark.
+// Each sets AMBER_DESC_IRREVOCABLE (1) on every region that reaches it; the
+// two certainly uninstrumented kinds (library functions, inline assembly)
+// also set AMBER_DESC_UNSEEN (8).  All but indirect calls produce a remark.
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -Rpass-analysis=amber -S -emit-llvm %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 #include <amber.h>
@@ -37,8 +38,8 @@ void assembly(int *p) {
 // CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
 // CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 0,
 // CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
-// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
-// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 1,
+// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 9,
+// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 9,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
 // CHECK: %[[C:[0-9]+]] = call ptr @__amber_clone_of(ptr %{{[0-9]+}})
 // CHECK-NEXT: call void %[[C]](i32
@@ -55,8 +56,8 @@ void assembly(int *p) {
 // CHECK-LABEL: define dso_local void @__amber_tx_log_it(
 // CHECK: call void @__amber_irrevocable_io()
 // CHECK-NEXT: call i32 (ptr, ...) @printf(
-// REMARK-DAG: irrevocable.c:15:22: remark: call to printf does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:27:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:31:18: remark: call to qsort cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:34:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:16:22: remark: call to printf does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:28:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:32:18: remark: call to qsort cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:35:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-NOT: indirect call

@@ -161,6 +161,8 @@ static void mv_open(struct amber_heap *h) {
   mv.gp_epoch = mv.gp_want = mv.gp_periods = 0;
   mv.gp_stop = 0;
   mv.check = amber_opt.mvcc_assert;
+  mv.solo = 0;
+  mv.solo_txns = 0;
   amber_op_scan(); /* before any region runs: which ones may capture */
   mv_shadow_open();
   mv_clog_open();
@@ -228,11 +230,12 @@ static void mv_stats(FILE *f, int json) {
                "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
                "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu, \"checkpoint_rounds\": %llu, \"clog_entries\": %llu, "
                "\"clog_written_back\": %llu, \"invariant_checks\": %llu, \"olog_live_bytes\": %llu, \"clog_live_entries\": %llu, "
-               "\"olog_op_records\": %llu, \"recovery_seconds\": %.4f",
+               "\"olog_op_records\": %llu, \"recovery_seconds\": %.4f, \"irrevocable_txns\": %llu",
             (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
             mv_detector_ran(), (unsigned long long)threads, (unsigned long long)olog, per_upd, (unsigned long long)recycled,
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
-            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops, mv.recovery_seconds);
+            (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops, mv.recovery_seconds,
+            (unsigned long long)mv.solo_txns);
     return;
   }
   fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu (recovery %.3f s)\n",
@@ -244,9 +247,9 @@ static void mv_stats(FILE *f, int json) {
           (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)live, (unsigned long long)mv.clog_entry,
           (unsigned long long)drained, (unsigned long long)mv_checks_run());
   fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
-             "threads %llu\n",
+             "threads %llu; irrevocable transactions %llu\n",
           (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
-          (unsigned long long)threads);
+          (unsigned long long)threads, (unsigned long long)mv.solo_txns);
 }
 
 const struct amber_engine amber_engine_mvcc = {

@@ -363,3 +363,28 @@ void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained, uint6
 }
 
 
+
+/* ---- irrevocable transactions (solo.c) ------------------------------- */
+
+int mv_clog_solo_lock(void) {
+  pthread_mutex_lock(&round_lock);
+  if (!__atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE) && head == tail && !free_pending) return 1;
+  pthread_mutex_unlock(&round_lock);
+  return 0;
+}
+
+uint64_t mv_clog_solo_head(void) { return head; }
+
+int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data) {
+  if (!room()) return 0;
+  mv_clog_put(head, blk, cts, data);
+  head++;
+  return 1;
+}
+
+void mv_clog_solo_unlock(uint64_t c) {
+  /* The undo entries were never a checkpoint copy: nobody reads them. */
+  tail = drained_to = free_upto = head;
+  mv_clog_write(c, tail);
+  pthread_mutex_unlock(&round_lock);
+}

@@ -11,6 +11,7 @@
  *   invariant.c  the invariant's assertion mode (AMBER_MVCC_ASSERT)
  *   recover.c recovery from the CLog and the OLog
  *   txn.c     begin, load, store, commit, abort; isolation levels
+ *   solo.c    irrevocable transactions: alone, in place, undone from the CLog
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
 #ifndef AMBER_MVCC_H
@@ -118,6 +119,11 @@ struct mv_thread {
   uint64_t op_records;          /* operational records written */
   uint64_t n_recycled;
   uint64_t n_freed;             /* TLog slots freed after their grace period */
+  /* Irrevocable transactions (solo.c). */
+  int want_solo;                /* the next begin runs alone */
+  int solo;                     /* the running transaction runs alone */
+  struct mv_ctl **solow;        /* the blocks it wrote (their undo is in the CLog) */
+  size_t nsolo, capsolo;
 };
 
 struct mv_global {
@@ -156,6 +162,8 @@ struct mv_global {
   uint64_t clog_n;     /* entries the ring holds */
   uint64_t c;          /* the durable checkpoint boundary (atomic) */
   int check;           /* AMBER_MVCC_ASSERT */
+  uintptr_t solo;      /* the mv_thread running an irrevocable transaction, or 0 (atomic; solo.c) */
+  uint64_t solo_txns;  /* irrevocable transactions committed (statistics) */
 };
 extern struct mv_global mv;
 
@@ -288,6 +296,15 @@ int mv_clog_dirty(void);
 /* Open, after recovery: the CLog's volatile state from its header. */
 void mv_clog_open(void);
 
+/* Irrevocable transactions (solo.c): the round lock is held from
+ * mv_clog_solo_lock (1: the CLog is empty and no block is dirty) to
+ * mv_clog_solo_unlock, which moves c and empties the CLog in one header
+ * write.  mv_clog_undo appends an entry (0: the CLog is full). */
+int mv_clog_solo_lock(void);
+uint64_t mv_clog_solo_head(void);
+int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data);
+void mv_clog_solo_unlock(uint64_t c);
+
 /* invariant.c: the invariant's assertion mode.  Commits hold
  * mv_check_lock shared while they publish (when mv.check). */
 extern pthread_rwlock_t mv_check_lock;
@@ -360,5 +377,13 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
+
+/* solo.c */
+void mv_solo_wait(void);                 /* until no transaction runs alone */
+void mv_solo_enter(struct mv_thread *m); /* before the begin publishes anything */
+void mv_solo_started(struct mv_thread *m); /* after local-ts is known */
+void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, const void *src, size_t n);
+void mv_solo_commit(struct mv_thread *m);
+void mv_solo_leave(void);
 
 #endif

@@ -30,11 +30,21 @@ static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enu
   amber_tx_restart(t, why);
 }
 
+static void publish_end(struct mv_thread *m);
+
 static void publish_start(struct mv_thread *m, int wait_boundary) {
-  /* STARTING before the clock is read: a reclaimer either sees it (and
-   * reclaims nothing) or read its horizon before our clock read. */
-  __atomic_store_n(&m->active, MV_STARTING, __ATOMIC_SEQ_CST);
-  __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_SEQ_CST); /* odd */
+  for (;;) {
+    /* STARTING before the clock is read: a reclaimer either sees it (and
+     * reclaims nothing) or read its horizon before our clock read. */
+    __atomic_store_n(&m->active, MV_STARTING, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_SEQ_CST); /* odd */
+    /* Dekker with mv_solo_enter: it either sees txseq odd and waits for
+     * us, or we see it and wait for the irrevocable transaction. */
+    uintptr_t s = __atomic_load_n(&mv.solo, __ATOMIC_SEQ_CST);
+    if (__builtin_expect(!s || s == (uintptr_t)m, 1)) break;
+    publish_end(m);
+    mv_solo_wait();
+  }
   uint64_t now = amber_ordo_get_time();
   m->local = wait_boundary ? amber_ordo_new_time(now + amber_ordo_boundary()) : now;
   __atomic_store_n(&m->active, m->local, __ATOMIC_SEQ_CST);
@@ -55,8 +65,19 @@ void mv_begin(struct amber_thread *t) {
             : t->iso == AMBER_SER       ? MV_SER
             : t->iso == AMBER_LIN       ? MV_LIN
                                         : mv.default_mode; /* AMBER_ISO_DEFAULT */
+  /* Irrevocable regions run alone (solo.c).  One that reaches code the pass
+   * knew was not instrumented starts so; one that met such code at run time
+   * (through a pointer or another module) restarted alone there
+   * (mv_unlogged) and starts so from then on: it does not re-run what it did
+   * before the call, its output included, each time. */
+  if (m->want_solo || (t->desc && ((t->desc->flags & AMBER_DESC_UNSEEN) ||
+                                   (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_IRREVOCABLE)))) {
+    m->want_solo = 0;
+    mv_solo_enter(m);
+  }
   __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
-  publish_start(m, !m->persistent);
+  publish_start(m, !m->persistent || m->solo);
+  if (m->solo) mv_solo_started(m);
   m->in_tx = 1;
   m->txstart = m->head;
   m->nrs = 0;
@@ -208,6 +229,10 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
   }
   struct mv_thread *m = mv_thread_of(t);
   if (!m->in_tx) AMBER_BUG("mvcc store outside a transaction");
+  if (__builtin_expect(m->solo, 0)) {
+    mv_solo_store(t, m, addr, src, n);
+    return;
+  }
   check_doomed(t, m);
   t->wrote = 1;
   char *p = addr;
@@ -305,6 +330,13 @@ static void eager_writeback(struct mv_thread *m, uint64_t cts) {
 void mv_commit(struct amber_thread *t) {
   struct mv_thread *m = mv_thread_of(t);
   if (!m->in_tx) return;
+  if (__builtin_expect(m->solo, 0)) {
+    mv_solo_commit(m);
+    end_tx(m);
+    mv_solo_leave();
+    m->retries = 0;
+    return;
+  }
   if (m->head == m->txstart) { /* read-only: nothing shared was written */
     end_tx(m);
     m->retries = 0;
@@ -374,6 +406,8 @@ void mv_commit(struct amber_thread *t) {
 void mv_abort(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
   if (!m || !m->in_tx) return;
+  /* Nothing restarts it: it runs alone and never waits for a lock. */
+  if (m->solo) AMBER_BUG("an irrevocable mvcc transaction (region %s) was asked to restart", t->desc && t->desc->name ? t->desc->name : "?");
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
     struct mv_copy *x = mv_slot(m, pos);
     if (__atomic_load_n(&x->ctl->lock, __ATOMIC_ACQUIRE) == (uintptr_t)x) __atomic_store_n(&x->ctl->lock, 0, __ATOMIC_RELEASE);
@@ -386,9 +420,17 @@ void mv_abort(struct amber_thread *t) {
   }
 }
 
+/* The transaction is about to call code amber could not instrument: it
+ * restarts alone, in place (solo.c); there, the call just proceeds (the
+ * code reads the master, which is current, and cannot write the heap: the
+ * canonical window is read-only). */
 void mv_unlogged(struct amber_thread *t) {
-  amber_fatal("region %s became irrevocable (it calls code amber could not instrument, or uses an atomic of an odd width); "
-              "the mvcc engine cannot run irrevocable regions yet (issue [5/7]): use AMBER_ENGINE=romulus for this program, "
-              "or keep such calls out of regions",
-              t->desc && t->desc->name ? t->desc->name : "(runtime)");
+  struct mv_thread *m = mv_thread_of(t);
+  if (m->solo) return;
+  if (t->fase == AMBER_FASE_OPEN)
+    amber_fatal("a lock-delimited section (AMBER_FASE) calls code amber could not instrument; the mvcc engine cannot restart "
+                "the section to run it alone: keep such calls out of the section, or use AMBER_ENGINE=romulus for new heaps");
+  m->want_solo = 1;
+  if (t->desc) __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_IRREVOCABLE, __ATOMIC_RELAXED);
+  amber_tx_restart(t, AMBER_ABORT_IRREVOCABLE);
 }

@@ -1,0 +1,131 @@
+/* Irrevocable transactions of the mvcc engine (docs/engines/mvcc.md,
+ * "Irrevocable regions").
+ *
+ * A region that calls code amber could not instrument can neither be re-run
+ * after that call nor keep its writes in private versions: the code reads
+ * the heap through the canonical window, that is the master.  Such a
+ * transaction restarts alone ("solo"):
+ *  1. it takes mv.solo; every transaction (and read outside a region)
+ *     waits at its start while mv.solo is held, and the solo thread waits
+ *     for the running ones to end (Dekker: txseq, then mv.solo at a start;
+ *     mv.solo, then txseq here);
+ *  2. it writes every committed version back until no block has a version
+ *     newer than the master and the CLog is empty, and keeps the round lock:
+ *     the master is the newest state and no round or drain runs;
+ *  3. its local-ts becomes c (one header write): the master holds the state
+ *     as of c, every earlier commit included;
+ *  4. it reads and writes the master in place.  Before the first write of a
+ *     block, the block's master content goes to the CLog as an entry with
+ *     cts max(mts, 1) < c and the block's master timestamp becomes 0, one
+ *     fence: recovery's step 1 takes that entry as the state at c (an undo);
+ *  5. commit: the written blocks are flushed, fence, then one CLog header
+ *     write moves c past the commit's cts and empties the CLog: the commit
+ *     point.  The master timestamps are raised to cts after it.
+ * A crash before 5's header write: recovery puts the entries back, the
+ * transaction never happened.  After it: the master holds the commit and c
+ * is past it; a master timestamp still 0 only makes a later entry of the
+ * block count as newer than the master, which it is.
+ * It writes no OLog record: nothing after c needs one. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../diag.h"
+#include "../../pm.h"
+#include "../../tx.h"
+#include "mvcc.h"
+
+/* The marker a solo transaction leaves in the lock of a block it wrote:
+ * odd, so readers take it for a reclaimer and read on (there are none). */
+static inline uintptr_t solo_mark(struct mv_thread *m) { return (uintptr_t)m | 1u; }
+
+void mv_solo_wait(void) {
+  unsigned spins = 0;
+  while (__atomic_load_n(&mv.solo, __ATOMIC_ACQUIRE)) {
+    if (++spins < 128) __builtin_ia32_pause();
+    else sched_yield();
+  }
+}
+
+void mv_solo_enter(struct mv_thread *m) {
+  uintptr_t z = 0;
+  while (!__atomic_compare_exchange_n(&mv.solo, &z, (uintptr_t)m, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    mv_solo_wait();
+    z = 0;
+  }
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
+    while (o != m && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) sched_yield();
+  /* Nothing commits now: a few passes bring the master up to date. */
+  for (unsigned pass = 0;; pass++) {
+    mv_sync_all(m, 1);
+    if (mv_clog_solo_lock()) break;
+    if (pass == 64) AMBER_BUG("mvcc: the master is not up to date after %u write-backs with no transaction running", pass);
+  }
+  m->solo = 1;
+  m->nsolo = 0;
+}
+
+void mv_solo_started(struct mv_thread *m) {
+  uint64_t c = m->local > 2 ? m->local : 2; /* an undo entry's cts (>= 1) stays below c */
+  mv_clog_write(c, mv_clog_solo_head());
+}
+
+static void push_written(struct mv_thread *m, struct mv_ctl *c) {
+  if (m->nsolo == m->capsolo) {
+    size_t cap = m->capsolo ? m->capsolo * 2 : 64;
+    struct mv_ctl **n = realloc(m->solow, cap * sizeof *n);
+    if (!n) amber_fatal("mvcc: out of memory for an irrevocable transaction's %zu blocks", cap);
+    m->solow = n;
+    m->capsolo = cap;
+  }
+  m->solow[m->nsolo++] = c;
+}
+
+void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, const void *src, size_t n) {
+  t->wrote = 1;
+  char *p = addr;
+  const char *s = src;
+  while (n) {
+    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
+    size_t k = mv.block - in < n ? mv.block - in : n;
+    struct mv_ctl *c = mv_ctl_get(m, blk);
+    char *master = mv.base + (blk << mv.shift);
+    if (__atomic_load_n(&c->lock, __ATOMIC_RELAXED) != solo_mark(m)) {
+      uint64_t was = __atomic_load_n(&mv.mts[blk], __ATOMIC_RELAXED);
+      if (!mv_clog_undo(blk, was ? was : 1, master))
+        amber_fatal("irrevocable region %s writes more than %llu distinct %llu-byte blocks, more than the CLog of heap %s holds; "
+                    "raise AMBER_MVCC_CLOG for new heaps",
+                    t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)mv.clog_n,
+                    (unsigned long long)mv.block, mv.heap->path);
+      __atomic_store_n(&mv.mts[blk], 0, __ATOMIC_RELAXED);
+      amber_pm_wrote(&mv.mts[blk], sizeof mv.mts[blk]);
+      amber_pm_flush(&mv.mts[blk], sizeof mv.mts[blk], AMBER_PM_CKPT);
+      amber_pm_fence(AMBER_PM_CKPT); /* the undo is durable before the master changes */
+      __atomic_store_n(&c->lock, solo_mark(m), __ATOMIC_RELAXED);
+      push_written(m, c);
+    }
+    memcpy(master + in, s, k);
+    amber_pm_wrote(master + in, k);
+    p += k;
+    s += k;
+    n -= k;
+  }
+}
+
+void mv_solo_commit(struct mv_thread *m) {
+  if (m->nsolo) {
+    for (size_t i = 0; i < m->nsolo; i++) amber_pm_flush(mv.base + (m->solow[i]->blk << mv.shift), mv.block, AMBER_PM_DATA);
+    amber_pm_fence(AMBER_PM_DATA);
+  }
+  uint64_t cts = amber_ordo_new_time(m->local);
+  mv_clog_solo_unlock(cts + 1); /* the commit point */
+  for (size_t i = 0; i < m->nsolo; i++) {
+    mv_mts_raise(m->solow[i]->blk, cts);
+    __atomic_store_n(&m->solow[i]->lock, 0, __ATOMIC_RELEASE);
+  }
+  m->nsolo = 0;
+  m->solo = 0;
+  __atomic_add_fetch(&mv.solo_txns, 1, __ATOMIC_RELAXED);
+}
+
+void mv_solo_leave(void) { __atomic_store_n(&mv.solo, 0, __ATOMIC_RELEASE); }
