@@ -163,6 +163,7 @@ static void mv_open(struct amber_heap *h) {
   mv.check = amber_opt.mvcc_assert;
   mv.solo = 0;
   mv.solo_txns = 0;
+  mv.solo_waiters = 0;
   amber_op_scan(); /* before any region runs: which ones may capture */
   mv_shadow_open();
   mv_clog_open();

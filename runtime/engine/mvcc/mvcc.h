@@ -164,6 +164,7 @@ struct mv_global {
   int check;           /* AMBER_MVCC_ASSERT */
   uintptr_t solo;      /* the mv_thread running an irrevocable transaction, or 0 (atomic; solo.c) */
   uint64_t solo_txns;  /* irrevocable transactions committed (statistics) */
+  uint32_t solo_waiters; /* transactions waiting at their start for one (atomic) */
 };
 extern struct mv_global mv;
 

@@ -33,6 +33,13 @@ static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enu
 static void publish_end(struct mv_thread *m);
 
 static void publish_start(struct mv_thread *m, int wait_boundary) {
+  int waited = 0;
+  uintptr_t s = __atomic_load_n(&mv.solo, __ATOMIC_RELAXED);
+  if (__builtin_expect(s && s != (uintptr_t)m, 0)) { /* wait before STARTING holds its rounds back */
+    __atomic_add_fetch(&mv.solo_waiters, 1, __ATOMIC_SEQ_CST);
+    waited = 1;
+    mv_solo_wait();
+  }
   for (;;) {
     /* STARTING before the clock is read: a reclaimer either sees it (and
      * reclaims nothing) or read its horizon before our clock read. */
@@ -40,11 +47,16 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
     __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_SEQ_CST); /* odd */
     /* Dekker with mv_solo_enter: it either sees txseq odd and waits for
      * us, or we see it and wait for the irrevocable transaction. */
-    uintptr_t s = __atomic_load_n(&mv.solo, __ATOMIC_SEQ_CST);
+    s = __atomic_load_n(&mv.solo, __ATOMIC_SEQ_CST);
     if (__builtin_expect(!s || s == (uintptr_t)m, 1)) break;
     publish_end(m);
+    if (!waited) __atomic_add_fetch(&mv.solo_waiters, 1, __ATOMIC_SEQ_CST);
+    waited = 1;
     mv_solo_wait();
   }
+  /* Counted until past the gate: the next irrevocable transaction lets
+   * the waiters start first (solo.c). */
+  if (__builtin_expect(waited, 0)) __atomic_sub_fetch(&mv.solo_waiters, 1, __ATOMIC_RELEASE);
   uint64_t now = amber_ordo_get_time();
   m->local = wait_boundary ? amber_ordo_new_time(now + amber_ordo_boundary()) : now;
   __atomic_store_n(&m->active, m->local, __ATOMIC_SEQ_CST);
