@@ -244,6 +244,15 @@ struct mv_range {       /* followed by len bytes, padded to 8 */
  * (every record is at least a header long), so only bytes limit the ring. */
 static inline uint64_t mv_oq_n(void) { return mv.olog_bytes / sizeof(struct mv_rec) + 1; }
 
+/* The first piece of [p, p + n) that lies in one block: its block, its
+ * offset in the block; returns its length. */
+static inline size_t mv_piece(const char *p, size_t n, uint64_t *blk, uint64_t *in) {
+  uint64_t off = (uint64_t)(p - mv.base);
+  *blk = off >> mv.shift;
+  *in = off & (mv.block - 1);
+  return mv.block - *in < n ? (size_t)(mv.block - *in) : n;
+}
+
 /* plog.c */
 uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_t olog, uint64_t clog, uint64_t *mts_off,
                    uint64_t *logs_off, uint64_t *clog_off);

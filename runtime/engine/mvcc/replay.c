@@ -154,8 +154,8 @@ void mv_rp_load(const void *addr, void *dst, size_t n) {
   const char *p = addr;
   char *d = dst;
   while (n) {
-    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
-    size_t k = mv.block - in < n ? mv.block - in : n;
+    uint64_t blk, in;
+    size_t k = mv_piece(p, n, &blk, &in);
     memcpy(d, visible(cur, block(cur, blk)) + in, k);
     p += k;
     d += k;
@@ -167,8 +167,8 @@ void mv_rp_store(void *addr, const void *src, size_t n) {
   char *p = addr;
   const char *s = src;
   while (n) {
-    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
-    size_t k = mv.block - in < n ? mv.block - in : n;
+    uint64_t blk, in;
+    size_t k = mv_piece(p, n, &blk, &in);
     struct rp_blk *b = block(cur, blk);
     if (!b->pending) {
       const char *from = visible(cur, b);

@@ -100,8 +100,8 @@ void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, cons
   char *p = addr;
   const char *s = src;
   while (n) {
-    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
-    size_t k = mv.block - in < n ? mv.block - in : n;
+    uint64_t blk, in;
+    size_t k = mv_piece(p, n, &blk, &in);
     struct mv_ctl *c = mv_ctl_get(m, blk);
     char *master = mv.base + (blk << mv.shift);
     if (__atomic_load_n(&c->lock, __ATOMIC_RELAXED) != solo_mark(m)) {

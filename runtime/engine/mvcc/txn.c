@@ -160,8 +160,8 @@ static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n
   m->mode = MV_LATEST;
   publish_start(m, 0);
   while (n) {
-    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
-    size_t k = mv.block - in < n ? mv.block - in : n;
+    uint64_t blk, in;
+    size_t k = mv_piece(p, n, &blk, &in);
     memcpy(dst, resolve(NULL, m, blk) + in, k);
     p += k;
     dst += k;
@@ -186,8 +186,8 @@ void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
   check_doomed(t, m);
   int track = m->mode == MV_SER || m->mode == MV_LIN;
   while (n) {
-    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
-    size_t k = mv.block - in < n ? mv.block - in : n;
+    uint64_t blk, in;
+    size_t k = mv_piece(p, n, &blk, &in);
     memcpy(d, resolve(t, m, blk) + in, k);
     if (track) rs_push(m, blk);
     p += k;
@@ -250,8 +250,8 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
   char *p = addr;
   const char *s = src;
   while (n) {
-    uint64_t off = (uint64_t)(p - mv.base), blk = off >> mv.shift, in = off & (mv.block - 1);
-    size_t k = mv.block - in < n ? mv.block - in : n;
+    uint64_t blk, in;
+    size_t k = mv_piece(p, n, &blk, &in);
     struct mv_ctl *c = mv_ctl_get(m, blk);
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_ACQUIRE);
     struct mv_copy *x;
