@@ -383,8 +383,9 @@ int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data) {
 }
 
 void mv_clog_solo_unlock(uint64_t c) {
-  /* The undo entries were never a checkpoint copy: nobody reads them. */
-  tail = drained_to = free_upto = head;
-  mv_clog_write(c, tail);
+  if (c) { /* the undo entries were never a checkpoint copy: nobody reads them */
+    tail = drained_to = free_upto = head;
+    mv_clog_write(c, tail);
+  }
   pthread_mutex_unlock(&round_lock);
 }

@@ -309,7 +309,8 @@ void mv_clog_open(void);
 /* Irrevocable transactions (solo.c): the round lock is held from
  * mv_clog_solo_lock (1: the CLog is empty and no block is dirty) to
  * mv_clog_solo_unlock, which moves c and empties the CLog in one header
- * write.  mv_clog_undo appends an entry (0: the CLog is full). */
+ * write (c 0: no write, the CLog holds no undo entry).  mv_clog_undo
+ * appends an entry (0: the CLog is full). */
 int mv_clog_solo_lock(void);
 uint64_t mv_clog_solo_head(void);
 int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data);

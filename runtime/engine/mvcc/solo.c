@@ -12,8 +12,8 @@
  *  2. it writes every committed version back until no block has a version
  *     newer than the master and the CLog is empty, and keeps the round lock:
  *     the master is the newest state and no round or drain runs;
- *  3. its local-ts becomes c (one header write): the master holds the state
- *     as of c, every earlier commit included;
+ *  3. the master holds the state as of c, and every master timestamp is
+ *     below c (the invariant);
  *  4. it reads and writes the master in place.  Before the first write of a
  *     block, the block's master content goes to the CLog as an entry with
  *     cts max(mts, 1) < c and the block's master timestamp becomes 0, one
@@ -80,8 +80,10 @@ void mv_solo_enter(struct mv_thread *m) {
 }
 
 void mv_solo_started(struct mv_thread *m) {
-  uint64_t c = m->local > 2 ? m->local : 2; /* an undo entry's cts (>= 1) stays below c */
-  mv_clog_write(c, mv_clog_solo_head());
+  /* An undo entry's cts, max(mts, 1), must be below c: every mts is (the
+   * invariant), and 1 is once any round ran.  On a heap that never had one,
+   * c moves to local-ts: the master holds every earlier commit. */
+  if (__atomic_load_n(&mv.c, __ATOMIC_ACQUIRE) < 2) mv_clog_write(m->local > 2 ? m->local : 2, mv_clog_solo_head());
 }
 
 static void push_written(struct mv_thread *m, struct mv_ctl *c) {
@@ -130,6 +132,12 @@ void mv_solo_commit(struct mv_thread *m) {
   if (m->nsolo) {
     for (size_t i = 0; i < m->nsolo; i++) amber_pm_flush(mv.base + (m->solow[i]->blk << mv.shift), mv.block, AMBER_PM_DATA);
     amber_pm_fence(AMBER_PM_DATA);
+  }
+  if (!m->nsolo) { /* read-only: nothing to make durable */
+    mv_clog_solo_unlock(0);
+    m->solo = 0;
+    __atomic_add_fetch(&mv.solo_txns, 1, __ATOMIC_RELAXED);
+    return;
   }
   uint64_t cts = amber_ordo_new_time(m->local);
   mv_clog_solo_unlock(cts + 1); /* the commit point */
