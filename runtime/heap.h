@@ -65,6 +65,10 @@ static inline struct amber_data_header *amber_heap_dh(const struct amber_heap *h
   return (struct amber_data_header *)h->data;
 }
 
+/* The engine of a new heap when AMBER_ENGINE (or amber create --engine) names
+ * none.  An existing heap keeps the engine it was created for. */
+#define AMBER_ENGINE_DEFAULT AMBER_ENGINE_MVCC
+
 /* Engine by id or name; NULL when unknown. */
 const struct amber_engine *amber_engine_by_id(uint32_t id);
 const struct amber_engine *amber_engine_by_name(const char *name);

@@ -52,15 +52,15 @@ static void init(void) {
     want = amber_engine_by_name(amber_opt.engine);
     if (!want) {
       if (!strcmp(amber_opt.engine, "htm"))
-        amber_fatal("AMBER_ENGINE=%s: that engine is not built yet; use romulus or mvcc", amber_opt.engine);
-      amber_fatal("AMBER_ENGINE=%s is not an engine; use romulus (default) or mvcc", amber_opt.engine);
+        amber_fatal("AMBER_ENGINE=%s: that engine is not built yet; use mvcc or romulus", amber_opt.engine);
+      amber_fatal("AMBER_ENGINE=%s is not an engine; use mvcc (default) or romulus", amber_opt.engine);
     }
   }
   if (access(path, F_OK) != 0) {
     struct amber_create_args a = {
         .data_size = amber_opt.heap_size,
         .base = amber_opt.base,
-        .engine = want ? want->id : AMBER_ENGINE_ROMULUS,
+        .engine = want ? want->id : AMBER_ENGINE_DEFAULT,
     };
     if (amber_heap_create(path, &a) < 0) exit(2);
     amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,

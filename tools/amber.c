@@ -62,7 +62,7 @@ static void help(FILE *f) {
           "COMMANDS\n"
           "  create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
           "      Create a new heap file with a data area of N bytes (e.g. 64M, 1G),\n"
-          "      mapped at ADDR, run by engine NAME (romulus, the default, or mvcc).\n"
+          "      mapped at ADDR, run by engine NAME (mvcc, the default, or romulus).\n"
           "      The defaults come from AMBER_HEAP_SIZE, AMBER_BASE and AMBER_ENGINE.\n"
           "      An existing file is never overwritten.\n"
           "  info HEAP [--json]\n"
@@ -143,8 +143,8 @@ static int cmd_create(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_ROMULUS};
-  const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : "romulus";
+  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT};
+  const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : amber_engine_by_id(a.engine)->name;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) {
       if (amber_parse_size(argv[++i], &a.data_size)) amber_fatal("--size %s is not a size; use e.g. 256M", argv[i]);
@@ -157,7 +157,7 @@ static int cmd_create(int argc, char **argv) {
     }
   }
   const struct amber_engine *e = amber_engine_by_name(engine);
-  if (!e) amber_fatal("engine '%s' is not built into this amber; use romulus", engine);
+  if (!e) amber_fatal("engine '%s' is not built into this amber; use mvcc or romulus", engine);
   a.engine = e->id;
   int rc = amber_heap_create(argv[0], &a);
   if (rc == 1) amber_fatal("heap %s already exists; remove it first to create a new one", argv[0]);

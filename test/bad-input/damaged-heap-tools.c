@@ -11,7 +11,8 @@
 // RUN: cmp %t.heap %t.orig
 //
 // Page 17, the first allocatable page (the root's slab), gets a descriptor
-// of unknown kind in the data area (the romulus back copy keeps the old one).
+// of unknown kind in the data area (the heap's engine is mvcc, the default:
+// on a clean heap the data area is the only copy of the allocator metadata).
 // RUN: cp %t.heap %t.bad
 // RUN: %python -c "import sys; f=open(sys.argv[1],'r+b'); f.seek(65536+4096+17*64); f.write(bytes([7]))" %t.bad
 // RUN: cp %t.bad %t.bad.orig
@@ -33,7 +34,7 @@
 // RUN: %python %S/../fuzz/Inputs/expect-exit.py 2 %amber info %t.zero --json
 // RUN: %python %S/../fuzz/Inputs/expect-exit.py 2 %amber check %t.zero --bogus
 // PROG:    root 1
-// GOOD:    {{.*}}.heap: consistent (romulus engine, 2 objects
+// GOOD:    {{.*}}.heap: consistent (mvcc engine, 2 objects
 // BAD:     amber: error: heap {{.*}}.bad: page 17 has a descriptor of unknown kind 7
 // BAD:     amber: error: heap {{.*}}.bad is damaged: {{[0-9]+}} problems (listed above); restore it from a copy
 // STATS:   amber: error: heap {{.*}}.bad: page 17 has a descriptor of unknown kind 7

@@ -1,9 +1,13 @@
 // amber stats: on a fresh heap, after a program allocated, with --json (one
 // JSON object), on a heap a crash left with recovery pending, and on the
 // statistics file a program wrote (AMBER_STATS_FILE). Reading never writes
-// the heap file.
+// the heap file.  The heap is a romulus one, named: the engine area lines
+// show romulus' twin and state word, and the crash below is a kill inside a
+// region (an irrevocable call, which mvcc does not run yet).  The program's
+// runs keep the heap's engine (AMBER_ENGINE is unset).  run/default_engine.c
+// covers mvcc, the default.
 // RUN: %amber_cc -O1 %s -o %t
-// RUN: rm -f %t.heap %t.json && %amber create %t.heap --size 4M
+// RUN: rm -f %t.heap %t.json && %amber create %t.heap --size 4M --engine romulus
 // RUN: cp %t.heap %t.orig
 // RUN: %amber stats %t.heap | FileCheck %s --check-prefix=FRESH
 // RUN: %amber stats %t.heap --json > %t.fresh.json

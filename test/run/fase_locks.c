@@ -22,7 +22,9 @@
 // RUN: env AMBER_FASE=locks AMBER_STATS_FILE=%t.cw.json %run %t condwait | FileCheck %s --check-prefix=CW
 // RUN: FileCheck %s --check-prefix=TWO < %t.cw.json
 // RUN: env AMBER_FASE=locks not %run %t condwait2 2>&1 | FileCheck %s --check-prefix=CW2
-// RUN: env AMBER_FASE=locks not %run %t inregion 2>&1 | FileCheck %s --check-prefix=INREGION
+// TODO(solo): unpin when mvcc runs irrevocable regions
+// (the unlock inside the AMBER region is an external call: the region is irrevocable).
+// RUN: env AMBER_FASE=locks AMBER_ENGINE=romulus not %run %t inregion 2>&1 | FileCheck %s --check-prefix=INREGION
 // RUN: env AMBER_FASE=locks %run %t exit 2>&1 | FileCheck %s --check-prefix=EXIT
 // RUN: env AMBER_FASE=locks %rerun %t show | FileCheck %s --check-prefix=SHOW
 // RUN: env AMBER_FASE=locks %run %t alloc | FileCheck %s --check-prefix=ALLOC

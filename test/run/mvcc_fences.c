@@ -8,7 +8,7 @@
 // RUN: env AMBER_ENGINE=mvcc %run %t > /dev/null
 // RUN: env AMBER_STATS_FILE=%t.json %rerun %t
 // RUN: FileCheck %s < %t.json
-// RUN: %run %t > /dev/null
+// RUN: env AMBER_ENGINE=romulus %run %t > /dev/null
 // RUN: env AMBER_STATS_FILE=%t.r.json %rerun %t
 // RUN: FileCheck %s --check-prefix=ROMULUS < %t.r.json
 #include <amber.h>

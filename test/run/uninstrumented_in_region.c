@@ -6,7 +6,9 @@
 // mvcc engine refuses irrevocable regions.)
 // RUN: %clang -O1 -c %S/Inputs/poke.c -o %t.poke.o
 // RUN: %amber_cc -O1 %s %t.poke.o -o %t
-// RUN: not %run %t poke > %t.out 2>&1; FileCheck %s < %t.out
+// TODO(solo): unpin when mvcc runs irrevocable regions
+// (the region calls poke, a plain-clang object: it is irrevocable).
+// RUN: not env AMBER_ENGINE=romulus %run %t poke > %t.out 2>&1; FileCheck %s < %t.out
 // RUN: %rerun %t show | FileCheck %s --check-prefix=SHOW
 // RUN: %amber check %t.heap
 // CHECK: amber: error: persistent memory accessed outside the runtime: write of 0x{{[0-9a-f]+}}

@@ -1,7 +1,9 @@
 // Threads created and ended in a loop reuse thread states (bounded by the
-// threads alive at once), and their statistics still add up exactly.
+// threads alive at once), and their statistics still add up exactly.  On
+// romulus: the count is romulus' 4 fences per update transaction, and incr
+// reads the counter in place (romulus' direct reads).
 // RUN: rm -f %t.heap && %unit_cc %s -o %t %unit_libs
-// RUN: env AMBER_HEAP=%t.heap AMBER_HEAP_SIZE=4M %t
+// RUN: env AMBER_HEAP=%t.heap AMBER_HEAP_SIZE=4M AMBER_ENGINE=romulus %t
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@ usage: make-images.py --lib LIBAMBER --amber AMBER --out DIR [--prefix P]
 
 PROGRAM is a workload built with amber-cc (test/crash/Inputs/bank.c,
 test/fuzz/Inputs/mix.c): `PROGRAM run N` does N steps, each a transaction.
-Every heap has a 1 MiB data area.  Writes:
+Every heap is a romulus heap with a 1 MiB data area.  Writes:
   DIR/a-fresh.heap     created by `amber create`, never opened by a program
   DIR/b-clean.heap     after 30 steps and a clean exit (IDLE, clean)
   DIR/c-mutating.heap  SIGKILLed by AMBER_CRASH_AT inside a transaction
@@ -30,7 +30,9 @@ o = ap.parse_args()
 
 os.makedirs(o.out, exist_ok=True)
 env = {k: v for k, v in os.environ.items() if not k.startswith("AMBER_")}
-env.update(AMBER_HEAP_SIZE="1M", LD_PRELOAD=o.lib)
+# Romulus heaps, named: the images are its states (MUTATING, COPYING, IDLE)
+# and the tests that damage them poke its twin.
+env.update(AMBER_HEAP_SIZE="1M", LD_PRELOAD=o.lib, AMBER_ENGINE="romulus")
 STATES = {0x49444C45: "IDLE", 0x4D555441: "MUTATING", 0x434F5059: "COPYING"}
 
 
