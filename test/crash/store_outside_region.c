@@ -4,12 +4,10 @@
 // a region reaches through a function pointer.  The crash is a SIGKILL inside
 // a third region; recovery runs twice.
 // RUN: %amber_cc -O2 %s -o %t
-// TODO(solo): unpin when mvcc runs irrevocable regions
-// (the crash is raise(SIGKILL) in a region: an external call, so the region is irrevocable).
-// RUN: not --crash env AMBER_ENGINE=romulus %run %t direct
+// RUN: not --crash %run %t direct
 // RUN: %rerun %t show | FileCheck %s --check-prefix=DIRECT
 // RUN: %rerun %t show | FileCheck %s --check-prefix=DIRECT
-// RUN: not --crash env AMBER_ENGINE=romulus %run %t indirect
+// RUN: not --crash %run %t indirect
 // RUN: %rerun %t show | FileCheck %s --check-prefix=INDIRECT
 // RUN: %rerun %t show | FileCheck %s --check-prefix=INDIRECT
 #include <amber.h>

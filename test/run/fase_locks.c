@@ -22,9 +22,11 @@
 // RUN: env AMBER_FASE=locks AMBER_STATS_FILE=%t.cw.json %run %t condwait | FileCheck %s --check-prefix=CW
 // RUN: FileCheck %s --check-prefix=TWO < %t.cw.json
 // RUN: env AMBER_FASE=locks not %run %t condwait2 2>&1 | FileCheck %s --check-prefix=CW2
-// TODO(solo): unpin when mvcc runs irrevocable regions
-// (the unlock inside the AMBER region is an external call: the region is irrevocable).
+// The unlock inside the AMBER region is an external call, so the region is
+// irrevocable: romulus reaches the unlock and refuses it there; mvcc cannot
+// restart the section to run the region alone and refuses at the call.
 // RUN: env AMBER_FASE=locks AMBER_ENGINE=romulus not %run %t inregion 2>&1 | FileCheck %s --check-prefix=INREGION
+// RUN: env AMBER_FASE=locks AMBER_ENGINE=mvcc not %run %t inregion 2>&1 | FileCheck %s --check-prefix=INREGION-MVCC
 // RUN: env AMBER_FASE=locks %run %t exit 2>&1 | FileCheck %s --check-prefix=EXIT
 // RUN: env AMBER_FASE=locks %rerun %t show | FileCheck %s --check-prefix=SHOW
 // RUN: env AMBER_FASE=locks %run %t alloc | FileCheck %s --check-prefix=ALLOC
@@ -158,6 +160,7 @@ int main(int argc, char **argv) {
 // CW: timedwait: timed out
 // TWO: "update_commits": 3,
 // CW2: amber: error: pthread_cond_timedwait() while this thread holds 2 program locks
+// INREGION-MVCC: amber: error: a lock-delimited section (AMBER_FASE) calls code amber could not instrument
 // INREGION: amber: error: the outermost unlock ended a lock-delimited section (AMBER_FASE=locks) inside an AMBER region
 // EXIT: amber: warning: exit inside a lock-delimited section (AMBER_FASE=locks): its stores are rolled back at the next open
 // SHOW: a 0

@@ -4,13 +4,11 @@
 // its persistent stores are part of the region and survive a crash in a
 // later region.
 // RUN: %amber_cc -O2 %s -o %t
-// TODO(solo): unpin when mvcc runs irrevocable regions
-// (the crash is raise(SIGKILL) in a region: an external call, so the region is irrevocable).
-// RUN: not --crash env AMBER_ENGINE=romulus %run %t write
+// RUN: not --crash %run %t write
 // RUN: %rerun %t show | FileCheck %s
 // RUN: %rerun %t show | FileCheck %s
 // RUN: %amber_cc -O0 %s -o %t0
-// RUN: not --crash env AMBER_ENGINE=romulus %run %t0 write
+// RUN: not --crash %run %t0 write
 // RUN: %rerun %t0 show | FileCheck %s
 #include <amber.h>
 #include <signal.h>

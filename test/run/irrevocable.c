@@ -3,9 +3,7 @@
 // external calls only write volatile memory; the region copies their results
 // into persistent memory itself (what docs/guide.md recommends).
 // RUN: %amber_cc -O2 %s -o %t
-// TODO(solo): unpin when mvcc runs irrevocable regions
-// (the whole test is irrevocable regions; AMBER_ENGINE=romulus until then).
-// RUN: env AMBER_ENGINE=romulus %run %t | FileCheck %s --check-prefix=FIRST
+// RUN: %run %t | FileCheck %s --check-prefix=FIRST
 // RUN: %rerun %t | FileCheck %s --check-prefix=SECOND
 #include <amber.h>
 #include <stdio.h>

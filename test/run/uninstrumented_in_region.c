@@ -2,13 +2,11 @@
 // is irrevocable, but that code still cannot touch the heap: its write
 // faults in strict mode, the runtime names it and the function (poke) and
 // exits with status 2 inside the region, and recovery rolls the region back
-// as after a crash, keeping the regions committed before it.  (romulus: the
-// mvcc engine refuses irrevocable regions.)
+// as after a crash, keeping the regions committed before it (under mvcc the
+// region ran alone and its in-place writes are undone from the CLog).
 // RUN: %clang -O1 -c %S/Inputs/poke.c -o %t.poke.o
 // RUN: %amber_cc -O1 %s %t.poke.o -o %t
-// TODO(solo): unpin when mvcc runs irrevocable regions
-// (the region calls poke, a plain-clang object: it is irrevocable).
-// RUN: not env AMBER_ENGINE=romulus %run %t poke > %t.out 2>&1; FileCheck %s < %t.out
+// RUN: not %run %t poke > %t.out 2>&1; FileCheck %s < %t.out
 // RUN: %rerun %t show | FileCheck %s --check-prefix=SHOW
 // RUN: %amber check %t.heap
 // CHECK: amber: error: persistent memory accessed outside the runtime: write of 0x{{[0-9a-f]+}}
