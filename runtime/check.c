@@ -111,7 +111,7 @@ int amber_check_path_report(const char *path, int quiet, struct amber_check_repo
   uint64_t clean = h.status->clean, state = h.status->engine_state;
   /* The private mappings take recovery's writes; the file never sees them. */
   h.engine->recover(&h);
-  int pending = h.status->engine_state != state;
+  int pending = h.status->engine_state != state || h.recovery_work;
   if (pending && clean == AMBER_CLEAN) {
     amber_error("heap %s: marked cleanly closed, but its %s engine state word (file offset 0x%llx, 0x%llx) says recovery is pending; "
                 "the status page is damaged: run amber recover on a copy and compare, or restore the heap from a copy",

@@ -29,6 +29,9 @@ struct amber_heap {
   char *window;
   char *engine_area;             /* mapping of the engine's area (or NULL) */
   const struct amber_engine *engine;
+  /* Set by an engine's recover when the heap needed recovery (for an engine
+   * whose status-page state word does not tell: the tool's "pending"). */
+  int recovery_work;
 };
 
 struct amber_create_args {

@@ -26,7 +26,7 @@ int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v
   v->engine_state = h->status->engine_state;
   /* The private mappings take recovery's writes; the file never sees them. */
   h->engine->recover(h);
-  v->pending = h->status->engine_state != v->engine_state;
+  v->pending = h->status->engine_state != v->engine_state || h->recovery_work;
   return 0;
 }
 

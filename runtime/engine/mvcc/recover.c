@@ -323,6 +323,7 @@ uint64_t mv_recover_logs(void) {
   struct logs L;
   scan_logs(&L);
   size_t from = first_after_c(&L);
+  if (from < L.nrec || L.nck) mv.heap->recovery_work = 1;
   int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
   clog_to_master(&L);
   if (elsewhere) { /* the records stay for the program */
