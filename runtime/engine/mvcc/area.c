@@ -176,9 +176,10 @@ static void mv_sync(void) {
   mv_sync_all(m, 0);
 }
 
-/* Code outside regions reads the data area directly (the pass range-checks
- * only stores there), so a thread that ends brings it up to date: after
- * pthread_join the program sees every commit of the threads it joined. */
+/* Code amber never instrumented reads the data area directly (with
+ * AMBER_STRICT=0), so a thread that ends brings it up to date: after
+ * pthread_join such code sees every commit of the threads it joined.
+ * (Instrumented code reads through the runtime wherever it runs.) */
 static void mv_thread_fini(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
   if (m && !m->in_tx) mv_sync_all(m, 0);

@@ -30,17 +30,23 @@ static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enu
   amber_tx_restart(t, why);
 }
 
-static void publish_end(struct mv_thread *m);
+static void publish_end(struct mv_thread *m) {
+  __atomic_store_n(&m->active, MV_INACTIVE, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_RELEASE); /* even */
+}
 
 static void publish_start(struct mv_thread *m, int wait_boundary) {
   int waited = 0;
-  uintptr_t s = __atomic_load_n(&mv.solo, __ATOMIC_RELAXED);
-  if (__builtin_expect(s && s != (uintptr_t)m, 0)) { /* wait before STARTING holds its rounds back */
-    __atomic_add_fetch(&mv.solo_waiters, 1, __ATOMIC_SEQ_CST);
-    waited = 1;
-    mv_solo_wait();
-  }
   for (;;) {
+    /* While an irrevocable transaction runs, wait before publishing
+     * STARTING: a STARTING thread holds its checkpoint rounds back. */
+    uintptr_t s = __atomic_load_n(&mv.solo, __ATOMIC_RELAXED);
+    if (__builtin_expect(s && s != (uintptr_t)m, 0)) {
+      if (!waited) __atomic_add_fetch(&mv.solo_waiters, 1, __ATOMIC_SEQ_CST);
+      waited = 1;
+      mv_solo_wait();
+      continue;
+    }
     /* STARTING before the clock is read: a reclaimer either sees it (and
      * reclaims nothing) or read its horizon before our clock read. */
     __atomic_store_n(&m->active, MV_STARTING, __ATOMIC_SEQ_CST);
@@ -50,9 +56,6 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
     s = __atomic_load_n(&mv.solo, __ATOMIC_SEQ_CST);
     if (__builtin_expect(!s || s == (uintptr_t)m, 1)) break;
     publish_end(m);
-    if (!waited) __atomic_add_fetch(&mv.solo_waiters, 1, __ATOMIC_SEQ_CST);
-    waited = 1;
-    mv_solo_wait();
   }
   /* Counted until past the gate: the next irrevocable transaction lets
    * the waiters start first (solo.c). */
@@ -60,11 +63,6 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
   uint64_t now = amber_ordo_get_time();
   m->local = wait_boundary ? amber_ordo_new_time(now + amber_ordo_boundary()) : now;
   __atomic_store_n(&m->active, m->local, __ATOMIC_SEQ_CST);
-}
-
-static void publish_end(struct mv_thread *m) {
-  __atomic_store_n(&m->active, MV_INACTIVE, __ATOMIC_RELEASE);
-  __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_RELEASE); /* even */
 }
 
 void mv_begin(struct amber_thread *t) {
