@@ -18,12 +18,12 @@ int amber_check_meta(const struct amber_heap *h);
  * Prints each problem; returns their number; fills objects/bytes. */
 int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes);
 
-/* The whole of `amber check PATH`: opens the heap read-only (validation),
- * checks its metadata, runs recovery on a private copy-on-write mapping
- * when a crash left it pending (the file is never written), checks the
- * result, and prints a summary.  Returns the exit status: 0 consistent,
- * 1 damaged, 2 unusable (refused at open). */
-int amber_check_path(const char *path);
+/* Runs the engine's recovery on a heap opened with AMBER_OPEN_PRIVATE (its
+ * copy-on-write mappings take the writes; the file never sees them), so
+ * that what the caller reads is what the next program will find.  Returns
+ * whether recovery had work to do: the engine state word moved from
+ * `state_before` (the file's, read before), or the engine said so. */
+int amber_recover_private(struct amber_heap *h, uint64_t state_before);
 
 /* amber check's findings (amber check --json). */
 struct amber_check_report {
@@ -36,8 +36,12 @@ struct amber_check_report {
   uint64_t data_size, root_off, root_size;
 };
 
-/* amber_check_path, filling `r`; with `quiet`, nothing goes to stdout (the
- * problems still go to stderr). */
+/* The whole of `amber check PATH`: opens the heap read-only (validation),
+ * checks its metadata, runs recovery on a private copy-on-write mapping
+ * when a crash left it pending (the file is never written), checks the
+ * result, and prints a summary; fills `r`.  With `quiet`, nothing goes to
+ * stdout (the problems still go to stderr).  Returns the exit status: 0
+ * consistent, 1 damaged, 2 unusable (refused at open). */
 int amber_check_path_report(const char *path, int quiet, struct amber_check_report *r);
 
 #endif

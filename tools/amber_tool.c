@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "check.h"
 #include "engine.h"
 
 void amber_json_str(FILE *f, const char *s) {
@@ -24,9 +25,7 @@ int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v
   v->clean = h->status->clean == AMBER_CLEAN;
   v->opens = h->status->opens;
   v->engine_state = h->status->engine_state;
-  /* The private mappings take recovery's writes; the file never sees them. */
-  h->engine->recover(h);
-  v->pending = h->status->engine_state != v->engine_state || h->recovery_work;
+  v->pending = amber_recover_private(h, v->engine_state);
   return 0;
 }
 
