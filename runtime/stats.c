@@ -32,13 +32,14 @@ static void sum(struct totals *s) {
 
 static double per(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-static void json_string(FILE *f, const char *s) {
+void amber_json_str(FILE *f, const char *s) {
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+    else if (*c == '\n') fputs("\\n", f);
+    else if (*c == '\t') fputs("\\t", f);
+    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
+    else fputc(*c, f);
   }
   fputc('"', f);
 }
@@ -52,7 +53,7 @@ static void stray_write(FILE *f, int json) {
     fprintf(f, ", \"stray_stores\": %llu, \"stray_store_sites\": [", (unsigned long long)total);
     for (size_t i = 0; i < n; i++) {
       fprintf(f, "%s{\"site\": ", i ? ", " : "");
-      json_string(f, sites[i].site);
+      amber_json_str(f, sites[i].site);
       fprintf(f, ", \"count\": %llu}", (unsigned long long)sites[i].count);
     }
     fprintf(f, "], \"stray_stores_unlisted\": %llu", (unsigned long long)unlisted);

@@ -14,6 +14,10 @@ void amber_stats_write(FILE *f, int json);
 void amber_stats_prepare_signal(void);
 void amber_stats_at_signal(void);
 
+/* Writes s as a JSON string literal (quotes and escapes included); for
+ * every JSON writer of the runtime and the amber tool. */
+void amber_json_str(FILE *f, const char *s);
+
 /* Stray stores (access.c): persistent writes outside regions, by code the
  * pass range-checked, each run as a transaction of its own.  The total
  * (and in *unlisted those whose site did not fit the table), and the sites

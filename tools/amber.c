@@ -26,6 +26,7 @@
 #include "ordo.h"
 #include "ordo_record.h"
 #include "pm.h"
+#include "stats.h"
 
 static const char synopsis[] =
     "  amber create HEAP [--size N] [--base ADDR] [--engine NAME]\n"

@@ -21,6 +21,7 @@
 #include "diag.h"
 #include "engine.h"
 #include "heap.h"
+#include "stats.h"
 
 /* ---- a heap ---- */
 

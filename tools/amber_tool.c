@@ -7,18 +7,6 @@
 #include "check.h"
 #include "engine.h"
 
-void amber_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-    else if (*c == '\n') fputs("\\n", f);
-    else if (*c == '\t') fputs("\\t", f);
-    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-    else fputc(*c, f);
-  }
-  fputc('"', f);
-}
-
 int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v) {
   memset(v, 0, sizeof *v);
   if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, h) != 0) return -1;

@@ -10,9 +10,6 @@
 /* The usage synopsis on stderr (the caller exits 2). */
 void amber_tool_usage(void);
 
-/* Writes s as a JSON string literal (quotes and escapes included). */
-void amber_json_str(FILE *f, const char *s);
-
 /* A heap opened for reading: what the file says, and what recovery would
  * make of it. */
 struct amber_view {
