@@ -59,8 +59,7 @@ void *__amber_clone_of(void *fn) {
   /* The target may come from recorded data (another process's address
    * space): such a call cannot be re-executed. */
   struct amber_thread *self = amber_thread();
-  if (self->op == AMBER_OP_REPLAY) amber_op_diverged(self, "made an indirect or cross-module call");
-  amber_op_giveup(self);
+  amber_op_giveup(self, "made an indirect or cross-module call");
   struct table *t = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
   if (t) {
     for (size_t h = hash(fn, t->cap);; h = (h + 1) & (t->cap - 1)) {

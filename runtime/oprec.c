@@ -41,6 +41,7 @@ void amber_op_put_slow(struct amber_thread *t, const void *p, size_t n) {
   }
   size_t cap = t->opcap ? t->opcap : 256;
   while (cap < t->opn + n) cap *= 2;
+  if (cap > amber_opt.olog_inputs) cap = amber_opt.olog_inputs; /* the fast path never goes past the limit */
   char *b = realloc(t->opbuf, cap);
   if (!b) amber_fatal("out of memory for a region's inputs (%zu bytes)", cap);
   t->opbuf = b;

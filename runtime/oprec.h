@@ -27,13 +27,18 @@
  * its op id is unique (tx.c uses bits 0x1 and 0x2). */
 #define AMBER_HINT_OPS 0x4u
 
-enum { AMBER_OP_OFF = 0, AMBER_OP_CAPTURE, AMBER_OP_VALUES, AMBER_OP_REPLAY };
+/* Ordered so that "inputs are being captured or replayed" is op >= CAPTURE. */
+enum { AMBER_OP_OFF = 0, AMBER_OP_VALUES, AMBER_OP_CAPTURE, AMBER_OP_REPLAY };
 
 /* ---- capture ---- */
 /* At the start (and every restart) of an outermost region. */
 void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure);
-/* The transaction's inputs cannot all be captured: it logs values. */
-static inline void amber_op_giveup(struct amber_thread *t) {
+_Noreturn void amber_op_diverged(struct amber_thread *t, const char *what);
+/* The region did `what`, whose inputs cannot be captured: the transaction
+ * logs values.  A re-executed region cannot have done it (it was recorded
+ * operationally): that is a divergence. */
+static inline void amber_op_giveup(struct amber_thread *t, const char *what) {
+  if (t->op == AMBER_OP_REPLAY) amber_op_diverged(t, what);
   if (t->op == AMBER_OP_CAPTURE) t->op = AMBER_OP_VALUES;
 }
 void amber_op_put_slow(struct amber_thread *t, const void *p, size_t n);
@@ -50,14 +55,14 @@ static inline void amber_op_put(struct amber_thread *t, const void *p, size_t n)
 /* The next n recorded input bytes (fatal when the record has fewer: the
  * re-executed region diverged). */
 void amber_op_take(struct amber_thread *t, void *dst, size_t n);
-/* The region did something its capture would have refused. */
-_Noreturn void amber_op_diverged(struct amber_thread *t, const char *what);
+/* The region did something its capture would have refused (declared
+ * above, with amber_op_giveup). */
 
 /* A non-heap load inside a region: capture its bytes, or in replay return
  * the recorded ones instead of reading.  Returns 1 when it was served. */
 static inline int amber_op_load(const void *p, void *dst, size_t n) {
   struct amber_thread *t = amber_self;
-  if (__builtin_expect(!t || t->op < AMBER_OP_CAPTURE || t->op == AMBER_OP_VALUES, 1)) return 0;
+  if (__builtin_expect(!t || t->op < AMBER_OP_CAPTURE, 1)) return 0;
   if (t->op == AMBER_OP_REPLAY) {
     amber_op_take(t, dst, n);
     return 1;
@@ -69,7 +74,7 @@ static inline int amber_op_load(const void *p, void *dst, size_t n) {
 /* Non-heap memory must be read through amber_op_load (capture or replay). */
 static inline int amber_op_active(void) {
   struct amber_thread *t = amber_self;
-  return t && (t->op == AMBER_OP_CAPTURE || t->op == AMBER_OP_REPLAY);
+  return t && t->op >= AMBER_OP_CAPTURE;
 }
 
 /* ---- the program's regions ---- */

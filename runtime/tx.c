@@ -281,15 +281,13 @@ void __amber_irrevocable_io(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
   /* Its output would happen again at replay. */
-  if (t->op == AMBER_OP_REPLAY) amber_op_diverged(t, "called a function with outside effects (I/O)");
-  amber_op_giveup(t);
+  amber_op_giveup(t, "called a function with outside effects (I/O)");
 }
 
 void __amber_irrevocable(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth == 0) return;
   if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
-  if (t->op == AMBER_OP_REPLAY) amber_op_diverged(t, "called code amber could not instrument");
-  amber_op_giveup(t);
+  amber_op_giveup(t, "called code amber could not instrument");
   amber_eng->unlogged(t);
 }
