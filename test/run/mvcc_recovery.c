@@ -1,5 +1,7 @@
-// mvcc engine durability (issue [6/7], value mode): every acknowledged
-// commit survives kill -9 and is recovered from the OLog at the next open;
+// mvcc engine durability (issue [6/7]) with value records (AMBER_OLOG=values;
+// test/run/mvcc_oplog.c does it with operational records): every
+// acknowledged commit survives kill -9 and is recovered from the OLog at the
+// next open;
 // a clean close leaves nothing to replay.  A forced schedule keeps the
 // versions out of the master: a second thread stays inside a read-only
 // transaction, so nothing can be written back, and the process kills itself
@@ -10,10 +12,10 @@
 // RUN: %amber_cc -O2 %s -o %t -pthread
 // RUN: rm -f %t.heap
 // RUN: not env AMBER_ENGINE=mvcc AMBER_BLOCK=100 %run %t 2>&1 | FileCheck %s --check-prefix=BLOCK
-// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.json %run %t add 5 > %t.out
+// RUN: env AMBER_ENGINE=mvcc AMBER_OLOG=values AMBER_STATS_FILE=%t.json %run %t add 5 > %t.out
 // RUN: FileCheck %s --check-prefix=FIRST < %t.out
 // RUN: FileCheck %s --check-prefix=NOREPLAY < %t.json
-// RUN: not --crash env AMBER_STATS_FILE=%t.json %rerun %t kill 7 > %t.out
+// RUN: not --crash env AMBER_OLOG=values AMBER_STATS_FILE=%t.json %rerun %t kill 7 > %t.out
 // RUN: FileCheck %s --check-prefix=KILLED < %t.out
 // RUN: %amber info %t.heap | FileCheck %s --check-prefix=DIRTY
 // RUN: env AMBER_STATS_FILE=%t.json %rerun %t show > %t.out

@@ -6,10 +6,10 @@
 // No timing: the old reader holds its region open until main is done (mvcc
 // only: under romulus a writer waits for that reader).
 // RUN: %amber_cc -O2 %s -o %t -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t | FileCheck %s
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 AMBER_ISOLATION=si %run %t | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_ISOLATION=si %run %t | FileCheck %s
 // RUN: %amber_cc -O0 %s -o %t0 -pthread
-// RUN: env AMBER_ENGINE=mvcc AMBER_MVCC_UNSAFE=1 %run %t0 | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t0 | FileCheck %s
 #include <amber.h>
 #include <pthread.h>
 #include <stdio.h>
