@@ -195,18 +195,23 @@ static void finish(struct amber_thread *t) {
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
-/* The outermost transaction of a thread: runs fn(arg), re-running it from
- * here when the engine restarts it (readers only), then commits. */
-static void run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
-                          int writer, int iso) {
+/* What every outermost transaction sets before the engine begins it. */
+static void prepare(struct amber_thread *t, struct __amber_region_desc *desc, int kind, int writer, int iso, uintptr_t run_sp) {
   amber_ensure_init();
   amber_check_open();
   t->desc = desc;
   t->iso = iso;
-  t->kind = desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */;
+  t->kind = kind;
   t->writer = writer;
-  t->run_sp = (uintptr_t)__builtin_frame_address(0);
+  t->run_sp = run_sp;
   pm_mark(t->pm_mark);
+}
+
+/* The outermost transaction of a thread: runs fn(arg), re-running it from
+ * here when the engine restarts it (readers only), then commits. */
+static void run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
+                          int writer, int iso) {
+  prepare(t, desc, desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */, writer, iso, (uintptr_t)__builtin_frame_address(0));
   sigsetjmp(t->restart, 0);
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;
@@ -218,15 +223,10 @@ static void run_outermost(struct amber_thread *t, struct __amber_region_desc *de
   finish(t);
 }
 
-void amber_tx_section_open(struct amber_thread *t) {
-  amber_ensure_init();
-  amber_check_open();
-  t->desc = NULL;
-  t->iso = 0; /* AMBER_ISO_DEFAULT */
-  t->kind = 2 /* AMBER_KIND_PERSISTENT */;
-  t->writer = 1;
-  t->run_sp = 0; /* never restarts: no frames to protect from the undo log */
-  pm_mark(t->pm_mark);
+/* A lock-delimited section's transaction (AMBER_FASE=locks): a writer that
+ * never restarts, so run_sp 0 (no frames to protect from the undo log). */
+static void section_open(struct amber_thread *t) {
+  prepare(t, NULL, 2 /* AMBER_KIND_PERSISTENT */, 1, 0 /* AMBER_ISO_DEFAULT */, 0);
   t->wrote = 0;
   t->op = AMBER_OP_OFF; /* no closure to re-run: values */
   amber_eng->begin(t);
@@ -245,7 +245,7 @@ void amber_tx_section_commit(struct amber_thread *t) {
  * an internal write opens it and then joins it (flat nesting), so it
  * commits with the section, at the outermost unlock. */
 static inline void join_section(struct amber_thread *t) {
-  if (__builtin_expect(t->fase == AMBER_FASE_HELD, 0) && t->depth == 0) amber_tx_section_open(t);
+  if (__builtin_expect(t->fase == AMBER_FASE_HELD, 0) && t->depth == 0) section_open(t);
 }
 
 void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {

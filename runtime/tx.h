@@ -98,18 +98,17 @@ uint32_t amber_thread_states(void);
  * from the start; AMBER_ABORT_UPGRADE re-runs it as a writer. */
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why);
 
-/* A lock-delimited section's transaction (runtime/fase.c): opened in place,
- * with no closure and no restart point (an AMBER_KIND_PERSISTENT writer,
- * which no engine restarts), by the first region, internal write or outside
- * store of a section (t->fase == AMBER_FASE_HELD, t->depth == 0); committed
- * by amber_tx_section_commit at the section's end (t->depth == 1). */
 /* Bit of desc->runtime_state: the region called code amber could not
  * instrument at run time (an engine may start it irrevocable from then on;
  * bits 0x1..0x4 belong to tx.c and oprec.c). */
 #define AMBER_HINT_IRREVOCABLE 0x8u
 
+/* A lock-delimited section's transaction (runtime/fase.c): opened in place
+ * by tx.c, with no closure and no restart point (an AMBER_KIND_PERSISTENT
+ * writer, which no engine restarts), by the first region, internal write or
+ * outside store of a section (t->fase == AMBER_FASE_HELD, t->depth == 0);
+ * committed by amber_tx_section_commit at the section's end (t->depth == 1). */
 enum { AMBER_FASE_NONE, AMBER_FASE_HELD, AMBER_FASE_OPEN };
-void amber_tx_section_open(struct amber_thread *t);
 void amber_tx_section_commit(struct amber_thread *t);
 
 /* Runs fn(arg) as a writing transaction of the runtime itself (amber_root,
