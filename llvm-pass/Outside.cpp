@@ -517,10 +517,15 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     IRBuilder<> EB(&Entry, Entry.begin());
     AllocaInst *VB = EB.CreateAlloca(IntPtr, nullptr, "amber.window.base");
     AllocaInst *VS = EB.CreateAlloca(IntPtr, nullptr, "amber.window.size");
+    SmallVector<LoadInst *, 8> WindowReads;
     auto Set = [&](Instruction *Before) {
       IRBuilder<> B(Before);
-      B.CreateStore(B.CreateLoad(IntPtr, Base, "amber.heap_base"), VB);
-      B.CreateStore(B.CreateLoad(IntPtr, Size, "amber.heap_size"), VS);
+      LoadInst *LB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
+      LoadInst *LS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
+      B.CreateStore(LB, VB);
+      B.CreateStore(LS, VS);
+      WindowReads.push_back(LB);
+      WindowReads.push_back(LS);
     };
     BasicBlock::iterator AfterAllocas = Entry.getFirstInsertionPt();
     while (isa<AllocaInst>(*AfterAllocas))
@@ -560,12 +565,11 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
           A.Checks.push_back(X);
       }
     }
-    // Reads of the window that no check uses.
-    for (GlobalVariable *GV : {Base, Size})
-      for (User *U : make_early_inc_range(GV->users()))
-        if (auto *LI = dyn_cast<LoadInst>(U))
-          if (LI->getFunction() == &F && LI->use_empty())
-            LI->eraseFromParent();
+    // Reads of the window that no check uses (only this function's: a
+    // walk over every user of the globals would grow with the module).
+    for (LoadInst *LI : WindowReads)
+      if (LI->use_empty())
+        LI->eraseFromParent();
 
     // Segments: runs of accesses in one block whose checks are all known
     // before the first, with nothing between them that changes the window
