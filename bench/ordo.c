@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ordo.h"
+#include "ordo/ordo.h"
 
 static _Alignas(64) uint64_t shared_counter;
 static _Alignas(64) int stop;

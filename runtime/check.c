@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "crc32c.h"
-#include "diag.h"
-#include "engine.h"
-#include "heap.h"
-#include "ordo_record.h"
+#include "tx/alloc.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "heap/heap.h"
+#include "heap/ordo_record.h"
 
 #define DAMAGED "the heap file is damaged: restore it from a copy"
 

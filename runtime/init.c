@@ -6,19 +6,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "tx/alloc.h"
 #include "amber.h"
-#include "diag.h"
-#include "engine.h"
-#include "fase.h"
-#include "options.h"
-#include "ordo.h"
-#include "ordo_record.h"
-#include "pm.h"
-#include "runtime.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "tx/fase.h"
+#include "base/options.h"
+#include "ordo/ordo.h"
+#include "heap/ordo_record.h"
+#include "pm/pm.h"
+#include "heap/window.h"
 #include "stats.h"
-#include "strict.h"
-#include "tx.h"
+#include "heap/strict.h"
+#include "tx/tx.h"
 
 uintptr_t __amber_heap_base;
 uintptr_t __amber_heap_size;

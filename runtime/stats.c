@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include "amber.h"
-#include "diag.h"
-#include "options.h"
-#include "ordo.h"
-#include "pm.h"
-#include "tx.h"
+#include "base/diag.h"
+#include "base/options.h"
+#include "ordo/ordo.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
 
 struct totals {
   uint64_t update, readonly, aborts[AMBER_ABORT_NREASONS], stored, ro_fences, ro_flushes;

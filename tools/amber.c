@@ -15,17 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "tx/alloc.h"
 #include "check.h"
 #include "amber_ordo.h"
 #include "amber_tool.h"
-#include "diag.h"
-#include "engine.h"
-#include "heap.h"
-#include "options.h"
-#include "ordo.h"
-#include "ordo_record.h"
-#include "pm.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "heap/heap.h"
+#include "base/options.h"
+#include "ordo/ordo.h"
+#include "heap/ordo_record.h"
+#include "pm/pm.h"
 #include "stats.h"
 
 static const char synopsis[] =

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "ordo.h"
-#include "ordo_calibrate.h"
+#include "base/diag.h"
+#include "ordo/ordo.h"
+#include "ordo/calibrate.h"
 
 static double rdtscp_ns(void) {
   struct timespec a, b;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm.h"
+#include "pm/pm.h"
 
 int amber_cmd_plant_sites(int argc, char **argv) {
   (void)argv;

@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "tx/alloc.h"
 #include "amber_tool.h"
-#include "diag.h"
-#include "engine.h"
-#include "heap.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "heap/heap.h"
 #include "stats.h"
 
 /* ---- a heap ---- */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine.h"
+#include "tx/engine.h"
 
 int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v) {
   memset(v, 0, sizeof *v);

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "heap.h"
+#include "heap/heap.h"
 
 /* The usage synopsis on stderr (the caller exits 2). */
 void amber_tool_usage(void);

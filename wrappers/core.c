@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../runtime/diag.h"
-#include "../runtime/tx.h"
+#include "base/diag.h"
+#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(memmove)

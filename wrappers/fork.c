@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../runtime/diag.h"
+#include "base/diag.h"
 #include "wrap.h"
 
 WRAP_REAL(fork)

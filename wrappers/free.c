@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/diag.h"
-#include "../runtime/tx.h"
+#include "tx/alloc.h"
+#include "base/diag.h"
+#include "tx/tx.h"
 
 extern void __libc_free(void *);
 extern void *__libc_realloc(void *, size_t);

@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "../runtime/diag.h"
-#include "../runtime/fase.h"
-#include "../runtime/tx.h"
+#include "base/diag.h"
+#include "tx/fase.h"
+#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(pthread_mutex_lock)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../runtime/tx.h"
+#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(memcpy)

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "../runtime/diag.h"
+#include "base/diag.h"
 #include "wrap.h"
 
 WRAP_REAL(vfprintf)

@@ -32,10 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../runtime/diag.h"
-#include "../runtime/options.h"
-#include "../runtime/stats.h"
-#include "../runtime/strict.h"
+#include "base/diag.h"
+#include "base/options.h"
+#include "stats.h"
+#include "heap/strict.h"
 #include "wrap.h"
 
 WRAP_REAL(sigaction)

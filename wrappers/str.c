@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/tx.h"
+#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(strlen)

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../runtime/tx.h"
+#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(pthread_create)

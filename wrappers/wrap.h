@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../runtime/runtime.h"
+#include "heap/window.h"
 
 /* ---- the real functions ---- */
 

@@ -65,17 +65,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "tx/alloc.h"
 #include "check.h"
-#include "crc32c.h"
-#include "diag.h"
-#include "engine.h"
-#include "format.h"
-#include "heap.h"
-#include "options.h"
-#include "ordo.h"
-#include "ordo_record.h"
-#include "pm.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "heap/format.h"
+#include "heap/heap.h"
+#include "base/options.h"
+#include "ordo/ordo.h"
+#include "heap/ordo_record.h"
+#include "pm/pm.h"
 
 /* ---- diag.c, for the fuzzer ---- */
 

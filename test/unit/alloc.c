@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "tx/alloc.h"
 #include "amber.h"
-#include "tx.h"
+#include "tx/tx.h"
 
 #define N 3000
 struct root {

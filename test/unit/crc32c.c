@@ -2,7 +2,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "base/crc32c.h"
 
 int main(void) {
   /* The standard check value of CRC-32C. */

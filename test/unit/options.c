@@ -3,7 +3,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "options.h"
+#include "base/options.h"
 
 int main(int argc, char **argv) {
   uint64_t v;

@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "ordo.h"
+#include "ordo/ordo.h"
 
 static void table(uint64_t b) {
   const amber_time_t t = 1000000;

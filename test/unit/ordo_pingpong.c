@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <pthread.h>
 
-#include "ordo.h"
+#include "ordo/ordo.h"
 
 enum { ROUNDS = 2000 };
 static _Alignas(64) amber_time_t last;

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heap.h"
-#include "options.h"
-#include "ordo.h"
-#include "ordo_record.h"
-#include "pm.h"
+#include "heap/heap.h"
+#include "base/options.h"
+#include "ordo/ordo.h"
+#include "heap/ordo_record.h"
+#include "pm/pm.h"
 
 static struct amber_heap h;
 

@@ -29,10 +29,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "heap.h"
-#include "options.h"
-#include "pm.h"
-#include "sim.h"
+#include "heap/heap.h"
+#include "base/options.h"
+#include "pm/pm.h"
+#include "pm/sim.h"
 
 #define DATA (1u << 20)
 static struct amber_heap h;

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "amber.h"
-#include "pm.h"
-#include "tx.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
 
 #define ROUNDS 300
 static long *counter;

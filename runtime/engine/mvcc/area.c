@@ -5,13 +5,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../diag.h"
-#include "../../engine.h"
-#include "../../heap.h"
-#include "../../options.h"
-#include "../../oprec.h"
-#include "../../pm.h"
-#include "../../tx.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "heap/heap.h"
+#include "base/options.h"
+#include "tx/op.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
 #include "mvcc.h"
 
 static int block_ok(uint64_t b) { return b >= 16 && b <= 4096 && !(b & (b - 1)); }

@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../crc32c.h"
-#include "../../diag.h"
-#include "../../heap.h"
-#include "../../pm.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "pm/pm.h"
 #include "mvcc.h"
 
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../diag.h"
+#include "base/diag.h"
 #include "mvcc.h"
 
 static pthread_t detector;

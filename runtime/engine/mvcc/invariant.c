@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../diag.h"
-#include "../../heap.h"
+#include "base/diag.h"
+#include "heap/heap.h"
 #include "mvcc.h"
 
 pthread_rwlock_t mv_check_lock = PTHREAD_RWLOCK_INITIALIZER;

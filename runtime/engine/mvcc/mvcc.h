@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../ordo.h"
+#include "ordo/ordo.h"
 
 struct amber_heap;
 struct amber_thread;

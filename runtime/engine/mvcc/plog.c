@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../crc32c.h"
-#include "../../diag.h"
-#include "../../heap.h"
-#include "../../options.h"
-#include "../../pm.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "base/options.h"
+#include "pm/pm.h"
 #include "mvcc.h"
 
 static uint64_t page_up(uint64_t x) { return (x + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1); }

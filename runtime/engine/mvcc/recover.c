@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../diag.h"
-#include "../../heap.h"
-#include "../../oprec.h"
-#include "../../pm.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "tx/op.h"
+#include "pm/pm.h"
 #include "mvcc.h"
 
 struct found {

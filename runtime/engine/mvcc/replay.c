@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../alloc.h"
-#include "../../diag.h"
-#include "../../heap.h"
-#include "../../oprec.h"
-#include "../../runtime.h"
-#include "../../tx.h"
+#include "tx/alloc.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "tx/op.h"
+#include "heap/window.h"
+#include "tx/tx.h"
 #include "mvcc.h"
 
 struct rp_ver {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../../diag.h"
+#include "base/diag.h"
 #include "mvcc.h"
 
 #define CHUNK (64u << 10)

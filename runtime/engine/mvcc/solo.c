@@ -31,9 +31,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../diag.h"
-#include "../../pm.h"
-#include "../../tx.h"
+#include "base/diag.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
 #include "mvcc.h"
 
 /* The marker a solo transaction leaves in the lock of a block it wrote:

@@ -24,11 +24,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "../../diag.h"
-#include "../../heap.h"
-#include "../../pm.h"
-#include "../../tx.h"
-#include "../../oprec.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
+#include "tx/op.h"
 #include "mvcc.h"
 
 struct mv_global mv;

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <stdnoreturn.h>
 
-#include "../../diag.h"
-#include "../../heap.h"
-#include "../../oprec.h"
-#include "../../pm.h"
-#include "../../tx.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "tx/op.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
 #include "amber.h"
 #include "mvcc.h"
 

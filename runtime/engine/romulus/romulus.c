@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../alloc.h"
-#include "../../diag.h"
-#include "../../engine.h"
-#include "../../heap.h"
-#include "../../pm.h"
-#include "../../tx.h"
+#include "tx/alloc.h"
+#include "base/diag.h"
+#include "tx/engine.h"
+#include "heap/heap.h"
+#include "pm/pm.h"
+#include "tx/tx.h"
 
 #define ROM_IDLE 0x49444c45ull /* "IDLE" */
 #define ROM_MUT 0x4d555441ull  /* "MUTA" */

@@ -1,4 +1,4 @@
-#include "ordo_calibrate.h"
+#include "calibrate.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "diag.h"
+#include "base/diag.h"
 #include "ordo.h"
-#include "ordo_cpu.h"
+#include "cpu.h"
 
 #define STOP UINT64_MAX
 #define MIN_ROUNDS 200 /* per direction; fewer (a loaded machine) and the pair is measured again */

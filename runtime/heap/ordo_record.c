@@ -5,13 +5,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "crc32c.h"
-#include "diag.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
 #include "heap.h"
-#include "ordo.h"
-#include "ordo_calibrate.h"
-#include "ordo_cpu.h"
-#include "pm.h"
+#include "ordo/ordo.h"
+#include "ordo/calibrate.h"
+#include "ordo/cpu.h"
+#include "pm/pm.h"
 
 _Static_assert(sizeof(struct amber_ordo_record) <= AMBER_ORDO_SLOT, "ORDO record exceeds its slot");
 

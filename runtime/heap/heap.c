@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "alloc.h"
-#include "crc32c.h"
-#include "diag.h"
-#include "engine.h"
+#include "tx/alloc.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
+#include "tx/engine.h"
 #include "ordo_record.h"
-#include "pm.h"
+#include "pm/pm.h"
 
 const struct amber_engine *amber_engine_by_id(uint32_t id) {
   if (id == AMBER_ENGINE_ROMULUS) return &amber_engine_romulus;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "amber_interface.h"
-#include "diag.h"
-#include "oprec.h"
+#include "base/diag.h"
+#include "tx/op.h"
 
 /* Open addressing, never shrinking; readers run without the lock, so a
  * grown table replaces the old one (which is kept: readers may hold it). */

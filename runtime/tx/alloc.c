@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "diag.h"
-#include "oprec.h"
-#include "heap.h"
-#include "runtime.h"
+#include "base/crc32c.h"
+#include "base/diag.h"
+#include "op.h"
+#include "heap/heap.h"
+#include "heap/window.h"
 #include "tx.h"
 
 /* Size classes: multiples of 16 so every object is 16-byte aligned. */

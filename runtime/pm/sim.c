@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "heap.h"
-#include "options.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "base/options.h"
 
 #define LINE 64u
 #define PAGE 4096u

@@ -1,4 +1,4 @@
-#include "ordo_cpu.h"
+#include "cpu.h"
 
 #include <cpuid.h>
 #include <sched.h>

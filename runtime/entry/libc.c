@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "diag.h"
-#include "oprec.h"
-#include "tx.h"
+#include "tx/alloc.h"
+#include "base/diag.h"
+#include "tx/op.h"
+#include "tx/tx.h"
 
 #define CHUNK 256
 

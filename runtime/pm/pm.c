@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "diag.h"
-#include "options.h"
-#include "ordo_cpu.h"
+#include "base/diag.h"
+#include "base/options.h"
+#include "ordo/cpu.h"
 #include "sim.h"
 
 #define LINE 64u

@@ -1,7 +1,7 @@
 /* Region markers reach the runtime only when a file was compiled without the
  * amber pass (the pass replaces them). */
 #include "amber.h"
-#include "diag.h"
+#include "base/diag.h"
 
 int __amber_region_begin(int kind, int iso, const char *file, int line) {
   (void)kind;

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "options.h"
-#include "ordo_calibrate.h"
-#include "ordo_cpu.h"
+#include "base/diag.h"
+#include "base/options.h"
+#include "calibrate.h"
+#include "cpu.h"
 
 _Alignas(64) struct amber_ordo_clock amber_ordo_clk;
 _Alignas(64) uint64_t amber_ordo_logical; /* its own line: it is the hot word */

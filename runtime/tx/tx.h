@@ -9,7 +9,7 @@
 
 #include "amber_interface.h"
 #include "engine.h"
-#include "runtime.h"
+#include "heap/window.h"
 
 enum amber_abort_reason {
   AMBER_ABORT_UPGRADE,    /* a reader restarts as a writer */

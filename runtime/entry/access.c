@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "heap.h"
-#include "oprec.h"
-#include "runtime.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "tx/op.h"
+#include "heap/window.h"
 #include "stats.h"
-#include "tx.h"
+#include "tx/tx.h"
 
 static inline void check_span(const void *p, size_t n) {
   if (__builtin_expect(!amber_in_heap((const char *)p + n - 1), 0))

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "format.h" /* struct amber_ordo_fingerprint */
+#include "heap/format.h" /* struct amber_ordo_fingerprint */
 
 /* CPUID 0x80000007 EDX bit 8. */
 int amber_ordo_cpu_invariant_tsc(void);

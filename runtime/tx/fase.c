@@ -27,8 +27,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "diag.h"
-#include "options.h"
+#include "base/diag.h"
+#include "base/options.h"
 #include "tx.h"
 
 int amber_fase_locks;

@@ -1,6 +1,6 @@
 /* Operational records: capture and replay of a region's inputs, and the
  * table of the program's regions by op id (oprec.h). */
-#include "oprec.h"
+#include "op.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "heap.h"
-#include "options.h"
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "base/options.h"
 
 /* ---- capture ---- */
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "base/options.h"
 #include "sim.h"
 
 #define LINE 64u

@@ -1,10 +1,10 @@
 /* The public API of include/amber.h (other than the region macros). */
 #include <string.h>
 
-#include "alloc.h"
+#include "tx/alloc.h"
 #include "amber.h"
-#include "diag.h"
-#include "tx.h"
+#include "base/diag.h"
+#include "tx/tx.h"
 
 struct root_req {
   size_t size;

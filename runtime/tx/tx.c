@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "diag.h"
-#include "oprec.h"
-#include "pm.h"
+#include "base/diag.h"
+#include "op.h"
+#include "pm/pm.h"
 
 __thread struct amber_thread *amber_self;
 static struct amber_thread *all_threads;
