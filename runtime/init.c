@@ -18,15 +18,8 @@
 #include "heap/window.h"
 #include "stats.h"
 #include "heap/strict.h"
+#include "init.h"
 #include "tx/tx.h"
-
-uintptr_t __amber_heap_base;
-uintptr_t __amber_heap_size;
-intptr_t amber_alias_delta;
-struct amber_heap amber_the_heap;
-const struct amber_engine *amber_eng;
-int amber_closed;
-int amber_forked;
 
 /* libamber.so's interceptors (wrappers/core.c); absent from the static
  * runtime. */
@@ -35,7 +28,7 @@ extern void amber_wrappers_heap_open(void) __attribute__((weak));
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void close_at_exit(void) {
-  if (!amber_closed) amber_close();
+  if (!amber_heap_closed) amber_close();
 }
 
 static void init(void) {
@@ -69,7 +62,7 @@ static void init(void) {
   struct amber_heap *h = &amber_the_heap;
   int window = amber_opt.strict ? 0 : AMBER_OPEN_WINDOW_READ;
   if (amber_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window, h) != 0) exit(2);
-  amber_alias_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
+  amber_heap_alias_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
   if (amber_opt.heap_size_set && amber_opt.heap_size != h->hdr.data_size) {
     amber_heap_unmap(h);
     amber_fatal("heap %s holds %llu bytes but AMBER_HEAP_SIZE=%llu; unset AMBER_HEAP_SIZE or use a new heap file", path,
@@ -87,15 +80,15 @@ static void init(void) {
   }
   /* From here on the heap may be written: everything above only read it. */
   amber_pm_attach(h);
-  amber_eng = h->engine;
+  amber_tx_engine = h->engine;
   amber_ordo_attach(h); /* the clock, before anything takes a timestamp */
-  amber_eng->recover(h);
+  amber_tx_engine->recover(h);
   amber_heap_set_clean(h, 0);
   amber_alloc_open(h);
-  amber_eng->open(h);
+  amber_tx_engine->open(h);
   amber_pm_quiesce(AMBER_QUIESCE_OPEN);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
-             (unsigned long long)h->hdr.data_size, amber_eng->name, amber_pm_mode_name());
+             (unsigned long long)h->hdr.data_size, amber_tx_engine->name, amber_pm_mode_name());
   amber_strict_open(h);
   if (amber_wrappers_heap_open) amber_wrappers_heap_open();
   /* Base first: a check that sees the new size also sees the new base
@@ -105,19 +98,13 @@ static void init(void) {
   atexit(close_at_exit);
 }
 
-void amber_ensure_init(void) {
-  if (__builtin_expect(amber_eng != NULL, 1)) return;
-  pthread_once(&once, init);
-}
+/* libamber.so (and a static link that uses the process layer) registers the
+ * opener before any program code runs. */
+__attribute__((constructor)) static void register_opener(void) { amber_tx_set_opener(amber_ensure_init); }
 
-void amber_check_open(void) {
-  if (__builtin_expect(amber_forked, 0))
-    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) ran an AMBER region on heap %s. A forked child must "
-                "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
-                (int)getpid(), amber_the_heap.path);
-  if (__builtin_expect(amber_closed, 0))
-    amber_fatal("a region ran after amber_close() closed heap %s; close the heap only when the program is done with it",
-                amber_the_heap.path);
+void amber_ensure_init(void) {
+  if (__builtin_expect(amber_tx_engine != NULL, 1)) return;
+  pthread_once(&once, init);
 }
 
 void __amber_module_init(uint32_t abi_version) {
@@ -128,7 +115,7 @@ void __amber_module_init(uint32_t abi_version) {
 }
 
 int amber_close(void) {
-  if (!amber_eng || amber_closed) return 0;
+  if (!amber_tx_engine || amber_heap_closed) return 0;
   amber_stats_at_exit();
   if (amber_thread()->depth > 0) {
     /* exit() from inside a region: that region never committed, and its
@@ -139,12 +126,12 @@ int amber_close(void) {
     else
       amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
                  amber_thread()->desc ? amber_thread()->desc->name : "runtime");
-    amber_closed = 1;
+    amber_heap_closed = 1;
     return -1;
   }
   struct amber_heap *h = &amber_the_heap;
-  amber_eng->close(h); /* waits for running transactions, blocks new ones */
-  amber_closed = 1;
+  amber_tx_engine->close(h); /* waits for running transactions, blocks new ones */
+  amber_heap_closed = 1;
   amber_ordo_detach(h);
   amber_heap_set_clean(h, 1);
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);

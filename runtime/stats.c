@@ -8,6 +8,7 @@
 #include "amber.h"
 #include "base/diag.h"
 #include "base/options.h"
+#include "entry/stray.h"
 #include "ordo/ordo.h"
 #include "pm/pm.h"
 #include "tx/tx.h"
@@ -75,7 +76,7 @@ void amber_stats_write(FILE *f, int json) {
   }
   uint64_t aborts = 0;
   for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
-  const char *eng = amber_eng ? amber_eng->name : "none";
+  const char *eng = amber_tx_engine ? amber_tx_engine->name : "none";
   /* Slow-PM emulation: the busy-wait is exactly this much, by construction. */
   uint64_t wns = amber_opt.pm_write_ns, fns = amber_opt.pm_fence_ns;
   uint64_t delay = amber_pm_emulating() ? fl * wns + fe * fns : 0;
@@ -101,7 +102,7 @@ void amber_stats_write(FILE *f, int json) {
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
     stray_write(f, 1);
-    if (amber_eng && amber_eng->stats) amber_eng->stats(f, 1);
+    if (amber_tx_engine && amber_tx_engine->stats) amber_tx_engine->stats(f, 1);
     fprintf(f, ", \"clock\": \"%s\", \"ordo_boundary_cycles\": %llu, \"ordo_boundary_ns\": %.1f}\n",
             amber_ordo_mode_name(amber_ordo_clk.mode), (unsigned long long)amber_ordo_clk.boundary,
             amber_ordo_cycles_to_ns(amber_ordo_clk.boundary));
@@ -128,7 +129,7 @@ void amber_stats_write(FILE *f, int json) {
           (unsigned long long)delay, (unsigned long long)wns, (unsigned long long)fns,
           (wns | fns) && !amber_pm_emulating() ? "; not applied in this mode" : "");
   stray_write(f, 0);
-  if (amber_eng && amber_eng->stats) amber_eng->stats(f, 0);
+  if (amber_tx_engine && amber_tx_engine->stats) amber_tx_engine->stats(f, 0);
   fprintf(f, "  clock              %s, ORDO boundary %llu cycles (%.1f ns, %s)\n", amber_ordo_mode_name(amber_ordo_clk.mode),
           (unsigned long long)amber_ordo_clk.boundary, amber_ordo_cycles_to_ns(amber_ordo_clk.boundary),
           amber_ordo_source_name(amber_ordo_clk.source));

@@ -18,15 +18,4 @@ void amber_stats_at_signal(void);
  * every JSON writer of the runtime and the amber tool. */
 void amber_json_str(FILE *f, const char *s);
 
-/* Stray stores (access.c): persistent writes outside regions, by code the
- * pass range-checked, each run as a transaction of its own.  The total
- * (and in *unlisted those whose site did not fit the table), and the sites
- * in the order first seen. */
-#define AMBER_STRAY_SITES 64
-struct amber_stray_site {
-  const char *site; /* "file:line", or the function's name without -g */
-  uint64_t count;
-};
-uint64_t amber_stray_stores(uint64_t *unlisted);
-size_t amber_stray_sites(struct amber_stray_site *out, size_t max);
 #endif

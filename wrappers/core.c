@@ -36,11 +36,11 @@ void amber_wrappers_heap_open(void) { amber_wrap_signals_install(); }
  * alias.  Either way libc never reads the canonical window itself: it is
  * inaccessible (strict mode) or may be stale. */
 static int engine_reads(void) {
-  return amber_eng && !amber_eng->direct_reads && !__atomic_load_n(&amber_closed, __ATOMIC_ACQUIRE);
+  return amber_tx_engine && !amber_tx_engine->direct_reads && !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
 }
 
 void amber_wrap_check_usable(const char *fn, const void *addr) {
-  if (__builtin_expect(amber_forked, 0))
+  if (__builtin_expect(amber_heap_forked, 0))
     amber_fatal("fork() in a process with an open amber heap: the child (pid %d) called %s() on heap %s memory at %p. A forked child "
                 "must not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
                 (int)getpid(), fn, amber_the_heap.path, addr);
@@ -54,7 +54,7 @@ void amber_wrap_read_tx(void (*fn)(void *), void *arg) {
 
 void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg) {
   amber_wrap_check_usable(what, addr);
-  if (__atomic_load_n(&amber_closed, __ATOMIC_ACQUIRE))
+  if (__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE))
     amber_fatal("%s() wrote heap %s memory at %p after amber_close() closed the heap; close it only when the program is done with it",
                 what, amber_the_heap.path, addr);
   amber_tx_run_internal(fn, arg);
@@ -76,8 +76,8 @@ void amber_wrap_load(void *dst, const void *src, size_t n) {
       REAL(memmove)(d, (const void *)a, k);
     } else {
       k = e - a < n ? e - a : n;
-      if (engine) amber_tx_read(t, amber_alias((const void *)a), d, k);
-      else REAL(memmove)(d, amber_alias((const void *)a), k);
+      if (engine) amber_tx_read(t, amber_heap_alias((const void *)a), d, k);
+      else REAL(memmove)(d, amber_heap_alias((const void *)a), k);
     }
     a += k;
     d += k;
@@ -93,7 +93,7 @@ size_t amber_wrap_strnlen_tx(const char *s, size_t max) {
     uintptr_t a = (uintptr_t)p, e = __amber_heap_base + __amber_heap_size;
     if (!engine_reads()) {
       /* In place, up to the window's end (a string may not run past it). */
-      size_t k = e - a < max - i ? e - a : max - i, z = REAL(strnlen)(amber_alias(p), k);
+      size_t k = e - a < max - i ? e - a : max - i, z = REAL(strnlen)(amber_heap_alias(p), k);
       if (z < k) return i + z;
       i += k;
       continue;
@@ -102,7 +102,7 @@ size_t amber_wrap_strnlen_tx(const char *s, size_t max) {
     if (k > e - a) k = e - a;
     if (k > max - i) k = max - i;
     char buf[PIECE];
-    amber_tx_read(amber_thread(), amber_alias(p), buf, k);
+    amber_tx_read(amber_thread(), amber_heap_alias(p), buf, k);
     const char *z = memchr(buf, 0, k);
     if (z) return i + (size_t)(z - buf);
     i += k;

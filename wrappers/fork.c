@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/diag.h"
+#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(fork)
@@ -32,8 +33,8 @@ __attribute__((constructor(102))) static void resolve_fork(void) { (void)TRY_REA
 
 static void in_child(void) {
   struct amber_heap *h = &amber_the_heap;
-  amber_forked = 1;
-  __atomic_store_n(&amber_closed, 1, __ATOMIC_RELEASE);
+  amber_heap_forked = 1;
+  __atomic_store_n(&amber_heap_closed, 1, __ATOMIC_RELEASE);
   if (h->data) mprotect(h->data, h->hdr.data_size, PROT_NONE);
   if (h->window) mprotect(h->window, h->hdr.data_size, PROT_NONE); /* readable with AMBER_STRICT=0 */
   if (h->meta) mprotect(h->meta, AMBER_META_SIZE, PROT_NONE);
@@ -63,7 +64,7 @@ int amber_wrap_fork_fault(int sig, void *addr) {
 }
 
 /* The heap is mapped in this process (and it is not itself such a child). */
-static int heap_mapped(void) { return __atomic_load_n(&amber_eng, __ATOMIC_ACQUIRE) && !amber_forked && amber_the_heap.data; }
+static int heap_mapped(void) { return __atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE) && !amber_heap_forked && amber_the_heap.data; }
 
 pid_t fork(void) {
   if (!heap_mapped()) return REAL(fork)();

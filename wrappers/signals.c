@@ -111,13 +111,13 @@ static int run_program_handler(int sig, siginfo_t *si, void *uc) {
 
 static void on_fatal(int sig, siginfo_t *si, void *uc) {
   int e = errno;
-  if (amber_forked && (sig == SIGSEGV || sig == SIGBUS) && amber_wrap_fork_fault(sig, si->si_addr)) _exit(2);
-  if (sig == SIGSEGV && !amber_forked) amber_strict_fault(si, uc); /* returns unless the fault is in the window */
+  if (amber_heap_forked && (sig == SIGSEGV || sig == SIGBUS) && amber_wrap_fork_fault(sig, si->si_addr)) _exit(2);
+  if (sig == SIGSEGV && !amber_heap_forked) amber_strict_fault(si, uc); /* returns unless the fault is in the window */
   if (__atomic_load_n(&st[sig].chain, __ATOMIC_ACQUIRE) && run_program_handler(sig, si, uc)) {
     errno = e;
     return;
   }
-  if (!amber_forked) amber_stats_at_signal();
+  if (!amber_heap_forked) amber_stats_at_signal();
   /* Now what the program asked for (the default, unless a forked child
    * inherited the program's own handler), and the signal again: a fault
    * happens again when the handler returns, a sent signal is sent again. */
@@ -183,7 +183,7 @@ static int track_sigaction(int sig, const struct sigaction *act, struct sigactio
     if (old) *old = st[sig].prog;
     if (act && (act->sa_handler == SIG_DFL || st[sig].chain)) st[sig].prog = *act; /* ours goes on standing in for it */
     else if (act && (r = REAL(sigaction)(sig, act, NULL)) == 0) st[sig].ours = 0;
-  } else if (act && act->sa_handler == SIG_DFL && !amber_forked) {
+  } else if (act && act->sa_handler == SIG_DFL && !amber_heap_forked) {
     r = REAL(sigaction)(sig, NULL, old);
     if (r == 0) take_over(sig, act);
   } else {

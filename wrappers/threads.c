@@ -37,7 +37,7 @@ static void *trampoline(void *p) {
 
 int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
   /* Before the heap opens: unchanged (the thread-exit key covers them). */
-  if (!__atomic_load_n(&amber_eng, __ATOMIC_ACQUIRE)) return REAL(pthread_create)(th, attr, fn, arg);
+  if (!__atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE)) return REAL(pthread_create)(th, attr, fn, arg);
   struct start *s = malloc(sizeof *s);
   if (!s) return EAGAIN;
   s->fn = fn;

@@ -10,7 +10,6 @@
 #include "heap/heap.h"
 #include "tx/op.h"
 #include "heap/window.h"
-#include "stats.h"
 #include "tx/tx.h"
 
 static inline void check_span(const void *p, size_t n) {
@@ -38,11 +37,11 @@ static void lone_store_fn(void *arg) {
 static inline void do_load(const void *p, void *dst, size_t n) {
   if (amber_in_heap(p)) {
     check_span(p, n);
-    if (amber_eng->direct_reads) {
-      memcpy(dst, amber_alias(p), n);
+    if (amber_tx_engine->direct_reads) {
+      memcpy(dst, amber_heap_alias(p), n);
       return;
     }
-    amber_tx_read(amber_thread(), amber_alias(p), dst, n);
+    amber_tx_read(amber_thread(), amber_heap_alias(p), dst, n);
     return;
   }
   if (amber_op_load(p, dst, n)) return;
@@ -55,9 +54,9 @@ static inline void do_store(void *p, const void *src, size_t n) {
     check_span(p, n);
     t->stored_bytes += n;
     if (t->depth) {
-      amber_tx_write(t, amber_alias(p), src, n);
+      amber_tx_write(t, amber_heap_alias(p), src, n);
     } else {
-      struct lone_store s = {amber_alias(p), src, n};
+      struct lone_store s = {amber_heap_alias(p), src, n};
       amber_tx_run_internal(lone_store_fn, &s);
     }
     return;
@@ -65,58 +64,6 @@ static inline void do_store(void *p, const void *src, size_t n) {
   if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) return; /* the program's volatile state is not there */
   if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, n);
   memcpy(p, src, n);
-}
-
-/* ---- stray stores: persistent writes outside regions ----
- * Counted by the __amber_outside_* write callbacks below, and by the pass's
- * call before a libc writer's wrapper: per process, and per site in a
- * bounded table, the first AMBER_STRAY_SITES distinct sites (by text: a
- * site string may exist once per module), later ones only in the total.
- * Invariant: a table slot's site is set once, from NULL, and never changes. */
-static uint64_t stray_total, stray_unlisted;
-static struct {
-  const char *site;
-  uint64_t count;
-} stray_table[AMBER_STRAY_SITES];
-
-void __amber_stray_store(const char *site, const void *p) {
-  if (!amber_in_heap(p)) return;
-  struct amber_thread *t = amber_thread();
-  if (t->depth || t->fase) return; /* in a transaction or a lock-delimited section: not stray */
-  if (!site) site = "?";
-  __atomic_fetch_add(&stray_total, 1, __ATOMIC_RELAXED);
-  for (int i = 0; i < AMBER_STRAY_SITES; i++) {
-    const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
-    if (!s) {
-      const char *none = NULL;
-      if (__atomic_compare_exchange_n(&stray_table[i].site, &none, site, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        s = site;
-      else
-        s = none; /* another thread took the slot first */
-    }
-    if (s == site || !strcmp(s, site)) {
-      __atomic_fetch_add(&stray_table[i].count, 1, __ATOMIC_RELAXED);
-      return;
-    }
-  }
-  __atomic_fetch_add(&stray_unlisted, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t amber_stray_stores(uint64_t *unlisted) {
-  if (unlisted) *unlisted = __atomic_load_n(&stray_unlisted, __ATOMIC_RELAXED);
-  return __atomic_load_n(&stray_total, __ATOMIC_RELAXED);
-}
-
-size_t amber_stray_sites(struct amber_stray_site *out, size_t max) {
-  size_t n = 0;
-  for (int i = 0; i < AMBER_STRAY_SITES && n < max; i++) {
-    const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
-    if (!s) break;
-    out[n].site = s;
-    out[n].count = __atomic_load_n(&stray_table[i].count, __ATOMIC_RELAXED);
-    n++;
-  }
-  return n;
 }
 
 #define LOADSTORE(N, T)                                                        \
@@ -147,7 +94,7 @@ void __amber_storen(void *dst, const void *src, size_t n) {
  * engine may answer a load from DRAM without touching the inaccessible
  * mapping, so the cold side refuses it itself. */
 static void outside_usable(const void *p) {
-  if (__builtin_expect(amber_forked, 0))
+  if (__builtin_expect(amber_heap_forked, 0))
     amber_fatal("fork() in a process with an open amber heap: the child (pid %d) touched heap %s memory at %p. A forked child must "
                 "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
                 (int)getpid(), amber_the_heap.path, p);

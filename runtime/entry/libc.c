@@ -1,7 +1,7 @@
 /* libc functions called inside regions, rewritten by the pass to these
  * wrappers (same signatures and results as libc).  Writes to persistent
  * memory go through the transaction; reads too unless the engine allows
- * reading the heap in place, and then at the alias (amber_reach): results
+ * reading the heap in place, and then at the alias (amber_heap_reach): results
  * that point into a string are given back canonical. */
 #include <malloc.h>
 #include <stdlib.h>
@@ -17,22 +17,22 @@
 /* Volatile memory is read in place, except while a transaction captures
  * or replays its inputs: then every byte goes through __amber_load*. */
 static inline int direct(const void *p) {
-  if (amber_in_heap(p)) return amber_eng->direct_reads;
+  if (amber_in_heap(p)) return amber_tx_engine->direct_reads;
   return !amber_op_active();
 }
 
 /* Reads byte i of s (through the transaction when needed). */
 static inline unsigned char byte_at(const void *s, size_t i) {
   const unsigned char *p = (const unsigned char *)s + i;
-  return direct(p) ? *(const unsigned char *)amber_reach(p) : __amber_load1(p);
+  return direct(p) ? *(const unsigned char *)amber_heap_reach(p) : __amber_load1(p);
 }
 
-/* r, found by a libc function in amber_reach(s), as the program sees it. */
+/* r, found by a libc function in amber_heap_reach(s), as the program sees it. */
 static inline void *seen(const void *s, void *r) {
-  return r && amber_in_heap(s) ? amber_canonical(r) : r;
+  return r && amber_in_heap(s) ? amber_heap_canonical(r) : r;
 }
 
-#define R(p) amber_reach(p)
+#define R(p) amber_heap_reach(p)
 
 void *__amber_memcpy(void *dst, const void *src, size_t n) {
   if (!n) return dst;

@@ -1,6 +1,10 @@
-/* Process-wide runtime state: the open heap and lazy initialisation. */
-#ifndef AMBER_RUNTIME_H
-#define AMBER_RUNTIME_H
+/* The process's heap as the rest of the runtime sees it: the canonical
+ * window the program's pointers live in, the alias the runtime reaches it
+ * through, and whether it may still be used (closed, forked).  The process
+ * layer (init.c) opens the heap and publishes these; lower layers only read
+ * them. */
+#ifndef AMBER_HEAP_WINDOW_H
+#define AMBER_HEAP_WINDOW_H
 
 #include <stdint.h>
 
@@ -12,11 +16,11 @@
 extern uintptr_t __amber_heap_base;
 extern uintptr_t __amber_heap_size;
 extern struct amber_heap amber_the_heap;
-extern const struct amber_engine *amber_eng;
-extern int amber_closed;
+/* amber_close() closed the heap (or exit ran inside a region). */
+extern int amber_heap_closed;
 /* This process is a child forked (wrappers/fork.c) from the one that has
- * the heap open: the heap is inaccessible here, amber_closed is set. */
-extern int amber_forked;
+ * the heap open: the heap is inaccessible here, amber_heap_closed is set. */
+extern int amber_heap_forked;
 
 static inline int amber_in_heap(const void *p) {
   return (uintptr_t)p - __amber_heap_base < __amber_heap_size;
@@ -25,26 +29,25 @@ static inline int amber_in_heap(const void *p) {
 /* The alias minus the canonical window: amber_the_heap.data - hdr.base once
  * the heap is open (DESIGN.md §4).  The program holds canonical addresses
  * only; the runtime dereferences heap memory only at their aliases. */
-extern intptr_t amber_alias_delta;
+extern intptr_t amber_heap_alias_delta;
 
 /* Where the runtime reads or writes the heap byte the program knows as p
  * (p in the heap window). */
-static inline void *amber_alias(const void *p) {
-  return (char *)(uintptr_t)p + amber_alias_delta;
+static inline void *amber_heap_alias(const void *p) {
+  return (char *)(uintptr_t)p + amber_heap_alias_delta;
 }
 /* The canonical address of an alias address a (the program's view). */
-static inline void *amber_canonical(const void *a) {
-  return (char *)(uintptr_t)a - amber_alias_delta;
+static inline void *amber_heap_canonical(const void *a) {
+  return (char *)(uintptr_t)a - amber_heap_alias_delta;
 }
 /* Where the runtime may dereference p: its alias when p is in the heap
  * window, else p itself. */
-static inline void *amber_reach(const void *p) {
-  return amber_in_heap(p) ? amber_alias(p) : (void *)(uintptr_t)p;
+static inline void *amber_heap_reach(const void *p) {
+  return amber_in_heap(p) ? amber_heap_alias(p) : (void *)(uintptr_t)p;
 }
 
-/* Opens (creating if needed) and recovers the heap once; fatal on error. */
-void amber_ensure_init(void);
-/* Fatal error when the heap was closed by amber_close(). */
-void amber_check_open(void);
+/* Fatal error when the heap was closed by amber_close(), or this process is
+ * a forked child of the one that has it open. */
+void amber_heap_check_open(void);
 
 #endif

@@ -571,20 +571,20 @@ static char *palloc_replay(struct amber_thread *t, size_t n) {
 }
 
 void *amber_palloc(struct amber_thread *t, size_t n) {
-  if (t->op == AMBER_OP_REPLAY) return amber_canonical(palloc_replay(t, n));
+  if (t->op == AMBER_OP_REPLAY) return amber_heap_canonical(palloc_replay(t, n));
   int fresh;
   char *a = palloc_alias(t, n, &fresh);
   if (t->op == AMBER_OP_CAPTURE) {
     uint64_t w = (uint64_t)(a - heap->data) | (uint64_t)t->arena << 48 | (fresh ? DECISION_FRESH : 0);
     amber_op_put(t, &w, sizeof w);
   }
-  return amber_canonical(a);
+  return amber_heap_canonical(a);
 }
 
 /* Locates the live allocation at canonical p: returns its page, or
  * UINT64_MAX. */
 static uint64_t locate(struct amber_thread *t, const void *p, struct amber_page_desc *d, uint32_t *slot) {
-  uint64_t off = (uint64_t)((const char *)amber_alias(p) - heap->data);
+  uint64_t off = (uint64_t)((const char *)amber_heap_alias(p) - heap->data);
   if (off >= heap->hdr.data_size) return UINT64_MAX;
   uint64_t pg = off / AMBER_PAGE;
   if (pg < first_page) return UINT64_MAX;

@@ -94,14 +94,37 @@ void amber_thread_retire(void);
 struct amber_thread *amber_threads(void);
 uint32_t amber_thread_states(void);
 
+/* The engine serving this process's transactions: NULL until the process
+ * layer (init.c) has opened and recovered the heap, then fixed. */
+extern const struct amber_engine *amber_tx_engine;
+
+/* The heap opens at first use.  The process layer, which composes heap,
+ * allocator and engine, registers its opener from a constructor; a
+ * transaction (or amber_root) that finds no engine runs it, once. */
+void amber_tx_set_opener(void (*open)(void));
+void amber_tx_open_slow(void);
+static inline void amber_tx_ensure_open(void) {
+  if (__builtin_expect(amber_tx_engine == NULL, 0)) amber_tx_open_slow();
+}
+
 /* Abandons the running transaction (undoing its effects) and runs it again
  * from the start; AMBER_ABORT_UPGRADE re-runs it as a writer. */
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why);
 
-/* Bit of desc->runtime_state: the region called code amber could not
- * instrument at run time (an engine may start it irrevocable from then on;
- * bits 0x1..0x4 belong to tx.c and oprec.c). */
+/* Bits of desc->runtime_state, the runtime's per-region hints (0x4 belongs
+ * to op.c).  WRITER: the region wrote before, start it as a writer.
+ * CHECKED: its descriptor was validated (entry/run.c).  IRREVOCABLE: it
+ * called code amber could not instrument at run time (an engine may start
+ * it irrevocable from then on). */
+#define AMBER_HINT_WRITER 0x1u
+#define AMBER_HINT_CHECKED 0x2u
 #define AMBER_HINT_IRREVOCABLE 0x8u
+
+/* Runs fn(arg) as the thread's outermost transaction, re-running it from
+ * here when the engine restarts it (readers only), then commits (t->depth
+ * is 0; the caller decided writer and iso). */
+void amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
+                            int writer, int iso);
 
 /* A lock-delimited section's transaction (runtime/fase.c): opened in place
  * by tx.c, with no closure and no restart point (an AMBER_KIND_PERSISTENT
@@ -110,6 +133,13 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
  * committed by amber_tx_section_commit at the section's end (t->depth == 1). */
 enum { AMBER_FASE_NONE, AMBER_FASE_HELD, AMBER_FASE_OPEN };
 void amber_tx_section_commit(struct amber_thread *t);
+void amber_tx_section_open(struct amber_thread *t);
+/* Inside a lock-delimited section that has no transaction yet, a region or
+ * an internal write opens it and then joins it (flat nesting), so it
+ * commits with the section, at the outermost unlock. */
+static inline void amber_tx_join_section(struct amber_thread *t) {
+  if (__builtin_expect(t->fase == AMBER_FASE_HELD, 0) && t->depth == 0) amber_tx_section_open(t);
+}
 
 /* Runs fn(arg) as a writing transaction of the runtime itself (amber_root,
  * free outside regions); joins the running transaction when there is one. */
@@ -117,10 +147,10 @@ void amber_tx_run_internal(void (*fn)(void *), void *arg);
 
 /* The engine's transactional read/write path, for runtime code. */
 static inline void amber_tx_read(struct amber_thread *t, const void *addr, void *dst, size_t n) {
-  amber_eng->load(t, addr, dst, n);
+  amber_tx_engine->load(t, addr, dst, n);
 }
 static inline void amber_tx_write(struct amber_thread *t, void *addr, const void *src, size_t n) {
-  amber_eng->store(t, addr, src, n);
+  amber_tx_engine->store(t, addr, src, n);
 }
 
 struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
@@ -129,7 +159,7 @@ struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
 void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n);
 /* The running transaction may still abort: its volatile stores need undo. */
 static inline int amber_tx_may_abort(const struct amber_thread *t) {
-  return t->depth && (!t->writer || amber_eng->aborts_writers);
+  return t->depth && (!t->writer || amber_tx_engine->aborts_writers);
 }
 
 #endif

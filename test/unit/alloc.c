@@ -41,7 +41,7 @@ static void alloc_all(void *arg) {
     amber_tx_write(t, &r->size[i], &n, sizeof n);
     char fill[70000];
     memset(fill, i & 0xff, n);
-    amber_tx_write(t, amber_alias(p), fill, n);
+    amber_tx_write(t, amber_heap_alias(p), fill, n);
   }
 }
 
@@ -57,7 +57,7 @@ static void free_odd(void *arg) {
 static void check_contents(void) {
   for (int i = 0; i < N; i++) {
     if (!r->obj[i]) continue;
-    unsigned char *p = amber_alias(r->obj[i]);
+    unsigned char *p = amber_heap_alias(r->obj[i]);
     for (size_t k = 0; k < r->size[i]; k++) assert(p[k] == (unsigned char)(i & 0xff));
   }
 }
@@ -78,7 +78,7 @@ static size_t expected_bytes(void) {
 }
 
 int main(int argc, char **argv) {
-  r = amber_alias(amber_root(sizeof *r));
+  r = amber_heap_alias(amber_root(sizeof *r));
   struct amber_usage u;
   if (!strcmp(argv[1], "fill")) {
     amber_tx_run_internal(alloc_all, NULL);

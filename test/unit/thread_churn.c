@@ -26,7 +26,7 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-  counter = amber_alias(amber_root(sizeof *counter)); /* runtime code: the engine takes alias addresses */
+  counter = amber_heap_alias(amber_root(sizeof *counter)); /* runtime code: the engine takes alias addresses */
   struct amber_pm_counters before, after;
   amber_pm_counters_sum(&before);
   for (int i = 0; i < ROUNDS; i++) {

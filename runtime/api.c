@@ -1,9 +1,11 @@
-/* The public API of include/amber.h (other than the region macros). */
+/* The public API of include/amber.h that works on the process's heap
+ * (amber_root, amber_usage): it opens the heap at first use. */
 #include <string.h>
 
 #include "tx/alloc.h"
 #include "amber.h"
 #include "base/diag.h"
+#include "init.h"
 #include "tx/tx.h"
 
 struct root_req {
@@ -22,11 +24,11 @@ static void root_fn(void *arg) {
     if (size != r->size)
       amber_fatal("amber_root(%zu): heap %s holds a root of %llu bytes; pass the size the heap was created with, or start a new heap file",
                   r->size, amber_the_heap.path, (unsigned long long)size);
-    r->result = amber_canonical(amber_the_heap.data + off);
+    r->result = amber_heap_canonical(amber_the_heap.data + off);
     return;
   }
   void *obj = amber_palloc(t, r->size);
-  char *p = amber_alias(obj);
+  char *p = amber_heap_alias(obj);
   /* Reused space may hold old bytes: the root starts zeroed. */
   static const char zero[256];
   for (size_t i = 0; i < r->size; i += sizeof zero)
@@ -43,8 +45,8 @@ void *amber_root(size_t size) {
   amber_ensure_init();
   struct amber_data_header *dh = amber_heap_dh(&amber_the_heap);
   /* Fast path: an existing root of the right size needs no transaction. */
-  if (dh->root_off && dh->root_size == size && amber_eng->direct_reads)
-    return amber_canonical(amber_the_heap.data + dh->root_off);
+  if (dh->root_off && dh->root_size == size && amber_tx_engine->direct_reads)
+    return amber_heap_canonical(amber_the_heap.data + dh->root_off);
   struct root_req r = {size, NULL};
   amber_tx_run_internal(root_fn, &r);
   return r.result;
@@ -56,6 +58,6 @@ void amber_usage(struct amber_usage *out) {
   out->heap_bytes = amber_the_heap.hdr.data_size;
   /* The allocator's metadata is read from the data area: bring it up to
    * date first (engines that keep committed versions elsewhere). */
-  if (amber_eng->sync && amber_thread()->depth == 0) amber_eng->sync();
+  if (amber_tx_engine->sync && amber_thread()->depth == 0) amber_tx_engine->sync();
   amber_alloc_check(&amber_the_heap, amber_the_heap.data, &out->objects, &out->bytes);
 }

@@ -1,0 +1,57 @@
+/* The region entry points the pass calls: __amber_run (a region's
+ * transaction, or a nested region joining its outer one) and the
+ * irrevocable-call markers it places before code it could not instrument. */
+#include "amber_interface.h"
+#include "base/diag.h"
+#include "tx/op.h"
+#include "tx/tx.h"
+
+static void check_desc(struct __amber_region_desc *d) {
+  if (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_CHECKED) return;
+  if (d->magic != AMBER_DESC_MAGIC)
+    amber_fatal("region descriptor at %p is damaged (bad magic); the program's image is corrupt", (void *)d);
+  if (d->abi_version != AMBER_ABI_VERSION)
+    amber_fatal("region %s (%s:%u) was compiled for amber ABI %u but this runtime implements ABI %u; rebuild the program with this amber's amber-cc",
+                d->name ? d->name : "?", d->file ? d->file : "?", d->line, d->abi_version, AMBER_ABI_VERSION);
+  if (d->kind != 1 && d->kind != 2)
+    amber_fatal("region %s (%s:%u) has unknown kind %u", d->name, d->file, d->line, d->kind);
+  __atomic_fetch_or(&d->runtime_state, AMBER_HINT_CHECKED, __ATOMIC_RELAXED);
+}
+
+static inline int wants_writer(const struct __amber_region_desc *d) {
+  return (d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */ ||
+         (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER);
+}
+
+void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
+  struct amber_thread *t = amber_thread();
+  check_desc(desc);
+  amber_tx_join_section(t);
+  if (t->depth > 0) {
+    /* Nesting is flat: the inner region is part of the outer transaction. */
+    if (!t->writer && wants_writer(desc)) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+    /* The outer region built this closure with stores that replay drops. */
+    if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, closure, desc->closure_size);
+    else if (t->op == AMBER_OP_REPLAY) amber_op_take(t, closure, desc->closure_size);
+    t->depth++;
+    desc->fn(closure);
+    t->depth--;
+    return;
+  }
+  amber_tx_run_outermost(t, desc, desc->fn, closure, wants_writer(desc), iso);
+}
+
+void __amber_irrevocable_io(void) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  /* Its output would happen again at replay. */
+  amber_op_giveup(t, "called a function with outside effects (I/O)");
+}
+
+void __amber_irrevocable(void) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth == 0) return;
+  if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  amber_op_giveup(t, "called code amber could not instrument");
+  amber_tx_engine->unlogged(t);
+}

@@ -1,0 +1,25 @@
+/* The process's heap window, its alias and its closed/forked state: set by
+ * the process layer (init.c, wrappers/fork.c), read by every layer above
+ * heap/ and by the pass's range checks. */
+#include "window.h"
+
+#include <unistd.h>
+
+#include "base/diag.h"
+
+uintptr_t __amber_heap_base;
+uintptr_t __amber_heap_size;
+intptr_t amber_heap_alias_delta;
+struct amber_heap amber_the_heap;
+int amber_heap_closed;
+int amber_heap_forked;
+
+void amber_heap_check_open(void) {
+  if (__builtin_expect(amber_heap_forked, 0))
+    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) ran an AMBER region on heap %s. A forked child must "
+                "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
+                (int)getpid(), amber_the_heap.path);
+  if (__builtin_expect(amber_heap_closed, 0))
+    amber_fatal("a region ran after amber_close() closed heap %s; close the heap only when the program is done with it",
+                amber_the_heap.path);
+}
