@@ -61,6 +61,18 @@ using namespace llvm;
 
 #define DEBUG_TYPE "amber"
 
+// The options of the outside-region instrumentation.  The per-class
+// switches (ClLoads, ClStores, ClAtomics, ClMemIntrinsics, ClCalls; Amber.h)
+// apply here too.
+static cl::opt<bool> ClOutside(
+    "amber-instrument-outside", cl::init(true), cl::Hidden,
+    cl::desc("Range-check accesses outside AMBER regions against the heap "
+             "window (stores, atomics, memory intrinsics, libc calls; loads "
+             "with -amber-instrument-outside-loads)"));
+static cl::opt<bool> ClOutsideLoads(
+    "amber-instrument-outside-loads", cl::init(true), cl::Hidden,
+    cl::desc("Range-check loads outside AMBER regions (and the sources of "
+             "memcpy/memmove, the arguments of libc readers)"));
 static cl::opt<bool> ClShareChecks(
     "amber-outside-share-checks", cl::init(true), cl::Hidden,
     cl::desc("Outside AMBER regions, keep the heap window in registers "
@@ -88,7 +100,9 @@ STATISTIC(NumOutsideSharedChecks,
 
 namespace amber {
 
-bool wantsOutsideInstrumentation(const Function &F) {
+// The originals: not region functions, clones, the pass's own functions, or
+// naked ones (whose body is assembly).
+static bool wantsOutsideInstrumentation(const Function &F) {
   StringRef Name = F.getName();
   return !(F.isDeclaration() || isRegionFunction(F) || isCloneFunction(F) ||
            isAbiName(Name) || Name.startswith("amber.") ||
@@ -189,7 +203,11 @@ static bool mayChangeWindow(const Instruction &I, const StableSet &Stable) {
          isa<FenceInst>(I);
 }
 
-DenseSet<const Function *> windowStableFunctions(Module &M) {
+// The functions of M a direct call to which leaves the heap window as it
+// was: they call nothing that could open the heap and do no atomic, fence
+// or volatile access (through which a heap pointer could come from another
+// thread), transitively.
+static StableSet windowStableFunctions(Module &M) {
   // Optimistic start (recursion), then drop every function with an
   // instruction that may change the window, until nothing changes.  A
   // function another definition may replace at link time is not known.
@@ -368,7 +386,9 @@ static void splitSegment(Segment &S, StringMap<Constant *> &Sites) {
           CI->addFnAttr(Attribute::Cold);
 }
 
-bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
+// Range checks in F, an original function.  Stable: windowStableFunctions,
+// computed before any function changes.  True if F changed.
+static bool instrumentOutside(Function &F, const StableSet &Stable) {
   Module &M = *F.getParent();
   const DataLayout &DL = M.getDataLayout();
   std::vector<Access> Accesses;
@@ -384,18 +404,18 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     SmallVector<unsigned, 2> Cand; // operands that may be persistent
     bool Writes = false;
     if (auto *LI = dyn_cast<LoadInst>(&I)) {
-      if (outsideLoadsEnabled(*LI) &&
+      if (ClOutsideLoads && (LI->isAtomic() ? ClAtomics : ClLoads) &&
           !DL.getTypeStoreSize(LI->getType()).isScalable())
         Cand.push_back(LI->getPointerOperandIndex());
       A.Alone = LI->isAtomic() || LI->isVolatile();
     } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
-      if (outsideStoresEnabled(*SI) &&
+      if ((SI->isAtomic() ? ClAtomics : ClStores) &&
           !DL.getTypeStoreSize(SI->getValueOperand()->getType()).isScalable())
         Cand.push_back(SI->getPointerOperandIndex());
       Writes = true;
       A.Alone = SI->isAtomic() || SI->isVolatile();
     } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
-      if (!outsideAtomicsEnabled()) {
+      if (!ClAtomics) {
       } else if (!callbackBytes(DL, RMW->getValOperand()->getType())) {
         ++NumOutsideSkipWidth;
       } else {
@@ -404,7 +424,7 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
       }
       A.Alone = true;
     } else if (auto *CAS = dyn_cast<AtomicCmpXchgInst>(&I)) {
-      if (!outsideAtomicsEnabled()) {
+      if (!ClAtomics) {
       } else if (!callbackBytes(DL, CAS->getCompareOperand()->getType())) {
         ++NumOutsideSkipWidth;
       } else {
@@ -413,28 +433,28 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
       }
       A.Alone = true;
     } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-      if (outsideMemIntrinsicsEnabled() &&
+      if (ClMemIntrinsics &&
           (isa<MemSetInst>(MI) || isa<MemTransferInst>(MI))) {
         Cand.push_back(0); // the destination
         Writes = true;
-        if (isa<MemTransferInst>(MI) && outsideReadsEnabled())
+        if (isa<MemTransferInst>(MI) && ClOutsideLoads)
           Cand.push_back(1); // the source: read the latest committed bytes
       }
       A.Alone = MI->isVolatile();
     } else if (auto *CI = dyn_cast<CallInst>(&I)) {
       auto *Callee =
           dyn_cast<Function>(CI->getCalledOperand()->stripPointerCasts());
-      if (outsideCallsEnabled() && !isa<IntrinsicInst>(CI) && Callee &&
+      if (ClCalls && !isa<IntrinsicInst>(CI) && Callee &&
           Callee->isDeclaration() &&
           Callee->getFunctionType() == CI->getFunctionType()) {
         bool W = false;
         StringRef Repl = libcOutsideReplacement(Callee->getName(), W);
-        if (!Repl.empty() && (W || outsideReadsEnabled())) {
+        if (!Repl.empty() && (W || ClOutsideLoads)) {
           A.Wrapper = Repl;
           Writes = W;
           for (unsigned K = 0, E = CI->arg_size(); K != E; ++K)
             if (CI->getArgOperand(K)->getType()->isPointerTy() &&
-                (K == 0 || outsideReadsEnabled()))
+                (K == 0 || ClOutsideLoads))
               Cand.push_back(K);
         }
       }
@@ -644,6 +664,17 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     S.Holder->eraseFromParent();
   }
   return true;
+}
+
+bool instrumentOutsideModule(Module &M) {
+  if (!ClOutside)
+    return false;
+  StableSet Stable = windowStableFunctions(M);
+  bool Changed = false;
+  for (Function &F : M)
+    if (wantsOutsideInstrumentation(F))
+      Changed |= instrumentOutside(F, Stable);
+  return Changed;
 }
 
 } // namespace amber
