@@ -6,7 +6,8 @@
 //                                 the call site to __amber_run.
 //   instrument (optimizer last)   transactional clones, access callbacks, libc
 //                                 rewrites, irrevocable calls, module ctor.
-// Each .cpp file holds one concern; this header is what they share.
+// Each .cpp file holds one concern and defines the options it reads; this
+// header is what they share.
 //===----------------------------------------------------------------------===//
 #ifndef AMBER_PASS_AMBER_H
 #define AMBER_PASS_AMBER_H
@@ -18,6 +19,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include <cstdint>
 #include <string>
 
@@ -149,26 +151,20 @@ bool rewriteWithCallback(llvm::Instruction &I, llvm::Constant *Site);
 // Bytes of a sized access callback (__amber_load1/2/4/8 ...) for a value of
 // type T, or 0 when T needs the generic (ptr, size) form.
 unsigned callbackBytes(const llvm::DataLayout &DL, llvm::Type *T);
-// The -amber-instrument-* options, for the outside-region instrumentation.
-bool outsideStoresEnabled(const llvm::StoreInst &SI);
-bool outsideLoadsEnabled(const llvm::LoadInst &LI);
-bool outsideReadsEnabled(); // -amber-instrument-outside-loads alone
-bool outsideAtomicsEnabled();
-bool outsideMemIntrinsicsEnabled();
-bool outsideCallsEnabled();
+// The per-class switches -amber-instrument-{loads,stores,atomics,
+// memintrinsics,calls}: each turns its class off both in regions and
+// outside them (Outside.cpp reads them too).
+extern llvm::cl::opt<bool> ClLoads, ClStores, ClAtomics, ClMemIntrinsics,
+    ClCalls;
 
 //--- Outside.cpp -----------------------------------------------------------
 // Range checks on the loads, stores, atomics, memory intrinsics and libc
-// calls of the functions outside regions (originals).  True if F changed.
-// Stable: windowStableFunctions(M), computed before any function changes.
-bool instrumentOutside(llvm::Function &F,
-                       const llvm::DenseSet<const llvm::Function *> &Stable);
-bool wantsOutsideInstrumentation(const llvm::Function &F);
-// The functions of M a direct call to which leaves the heap window as it
-// was: they call nothing that could open the heap and do no atomic, fence
-// or volatile access (through which a heap pointer could come from another
-// thread), transitively.
-llvm::DenseSet<const llvm::Function *> windowStableFunctions(llvm::Module &M);
+// calls of the functions outside regions (the originals: not region
+// functions, clones or the pass's own), in every module, since any code may
+// be handed a pointer into the heap.  True if the module changed.  The
+// outside-region options (-amber-instrument-outside, -amber-instrument-
+// outside-loads, -amber-outside-share-checks) are Outside.cpp's own.
+bool instrumentOutsideModule(llvm::Module &M);
 
 //--- ModuleCtor.cpp --------------------------------------------------------
 // Also emits the clone table amber.clones and registers it when non-empty.

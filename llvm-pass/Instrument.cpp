@@ -30,30 +30,26 @@ using namespace llvm;
 
 #define DEBUG_TYPE "amber"
 
-static cl::opt<bool> ClLoads("amber-instrument-loads", cl::init(true),
-                             cl::Hidden,
-                             cl::desc("Instrument loads in AMBER regions"));
-static cl::opt<bool> ClStores("amber-instrument-stores", cl::init(true),
-                              cl::Hidden,
-                              cl::desc("Instrument stores in AMBER regions"));
-static cl::opt<bool>
+// The per-class switches (declared in Amber.h).  They are defined here, with
+// the callbacks each one turns off, and not in a file of their own: the
+// outside-region instrumentation (Outside.cpp) reads them too only because
+// its cold side is this file's rewrite (rewriteWithCallback), so one switch
+// keeps a class off inside and outside regions alike.
+namespace amber {
+cl::opt<bool> ClLoads("amber-instrument-loads", cl::init(true), cl::Hidden,
+                      cl::desc("Instrument loads in AMBER regions"));
+cl::opt<bool> ClStores("amber-instrument-stores", cl::init(true), cl::Hidden,
+                       cl::desc("Instrument stores in AMBER regions"));
+cl::opt<bool>
     ClAtomics("amber-instrument-atomics", cl::init(true), cl::Hidden,
               cl::desc("Instrument atomic loads, stores, RMW and cmpxchg"));
-static cl::opt<bool> ClMemIntrinsics(
+cl::opt<bool> ClMemIntrinsics(
     "amber-instrument-memintrinsics", cl::init(true), cl::Hidden,
     cl::desc("Instrument memset, memcpy and memmove intrinsics"));
-static cl::opt<bool> ClCalls(
+cl::opt<bool> ClCalls(
     "amber-instrument-calls", cl::init(true), cl::Hidden,
     cl::desc("Rewrite libc calls and mark calls to unseen code irrevocable"));
-static cl::opt<bool> ClOutside(
-    "amber-instrument-outside", cl::init(true), cl::Hidden,
-    cl::desc("Range-check accesses outside AMBER regions against the heap "
-             "window (stores, atomics, memory intrinsics, libc calls; loads "
-             "with -amber-instrument-outside-loads)"));
-static cl::opt<bool> ClOutsideLoads(
-    "amber-instrument-outside-loads", cl::init(true), cl::Hidden,
-    cl::desc("Range-check loads outside AMBER regions (and the sources of "
-             "memcpy/memmove, the arguments of libc readers)"));
+} // namespace amber
 
 STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
@@ -667,16 +663,8 @@ bool instrumentModule(Module &M) {
     if (ReachedFromRegion.count(F))
       emitRemarks(*F, S);
 
-  // Outside regions: the original functions (not region functions, clones,
-  // or the pass's own), in every module, since any code may be handed a
-  // pointer into the heap.
-  bool OutsideChanged = false;
-  if (ClOutside) {
-    DenseSet<const Function *> Stable = windowStableFunctions(M);
-    for (Function &F : M)
-      if (wantsOutsideInstrumentation(F))
-        OutsideChanged |= instrumentOutside(F, Stable);
-  }
+  // Then the range checks outside regions (Outside.cpp), on the originals.
+  bool OutsideChanged = instrumentOutsideModule(M);
 
   if (!Fns.empty() || !Descs.empty() || OutsideChanged)
     emitModuleCtor(M, CloneTable);
@@ -692,16 +680,5 @@ bool rewriteWithCallback(Instruction &I, Constant *Site) {
   In.Site = Site;
   return In.rewrite(&I);
 }
-
-bool outsideStoresEnabled(const StoreInst &SI) {
-  return SI.isAtomic() ? ClAtomics : ClStores;
-}
-bool outsideLoadsEnabled(const LoadInst &LI) {
-  return ClOutsideLoads && (LI.isAtomic() ? ClAtomics : ClLoads);
-}
-bool outsideReadsEnabled() { return ClOutsideLoads; }
-bool outsideAtomicsEnabled() { return ClAtomics; }
-bool outsideMemIntrinsicsEnabled() { return ClMemIntrinsics; }
-bool outsideCallsEnabled() { return ClCalls; }
 
 } // namespace amber

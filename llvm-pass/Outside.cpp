@@ -38,6 +38,9 @@
 // function's name), under which the runtime counts it as a stray store.
 // -amber-outside-share-checks=false gives each access its own branch and a
 // self-contained check (the window loaded, the exact address compared).
+// As in Instrument.cpp (and ThreadSanitizer), OutsideInstrumenter first
+// chooses the accesses, then rewrites the function in steps: the window and
+// the checks, the segments and their conditions, the split.
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/DenseMap.h"
@@ -61,6 +64,18 @@ using namespace llvm;
 
 #define DEBUG_TYPE "amber"
 
+// The options of the outside-region instrumentation.  The per-class
+// switches (ClLoads, ClStores, ClAtomics, ClMemIntrinsics, ClCalls; Amber.h)
+// apply here too.
+static cl::opt<bool> ClOutside(
+    "amber-instrument-outside", cl::init(true), cl::Hidden,
+    cl::desc("Range-check accesses outside AMBER regions against the heap "
+             "window (stores, atomics, memory intrinsics, libc calls; loads "
+             "with -amber-instrument-outside-loads)"));
+static cl::opt<bool> ClOutsideLoads(
+    "amber-instrument-outside-loads", cl::init(true), cl::Hidden,
+    cl::desc("Range-check loads outside AMBER regions (and the sources of "
+             "memcpy/memmove, the arguments of libc readers)"));
 static cl::opt<bool> ClShareChecks(
     "amber-outside-share-checks", cl::init(true), cl::Hidden,
     cl::desc("Outside AMBER regions, keep the heap window in registers "
@@ -88,7 +103,9 @@ STATISTIC(NumOutsideSharedChecks,
 
 namespace amber {
 
-bool wantsOutsideInstrumentation(const Function &F) {
+// The originals: not region functions, clones, the pass's own functions, or
+// naked ones (whose body is assembly).
+static bool wantsOutsideInstrumentation(const Function &F) {
   StringRef Name = F.getName();
   return !(F.isDeclaration() || isRegionFunction(F) || isCloneFunction(F) ||
            isAbiName(Name) || Name.startswith("amber.") ||
@@ -189,7 +206,11 @@ static bool mayChangeWindow(const Instruction &I, const StableSet &Stable) {
          isa<FenceInst>(I);
 }
 
-DenseSet<const Function *> windowStableFunctions(Module &M) {
+// The functions of M a direct call to which leaves the heap window as it
+// was: they call nothing that could open the heap and do no atomic, fence
+// or volatile access (through which a heap pointer could come from another
+// thread), transitively.
+static StableSet windowStableFunctions(Module &M) {
   // Optimistic start (recursion), then drop every function with an
   // instruction that may change the window, until nothing changes.  A
   // function another definition may replace at link time is not known.
@@ -310,24 +331,22 @@ static void rewriteCopy(const Access &A, Instruction *Copy,
       abiFunction(M, A.Wrapper, CB->getFunctionType()).getCallee());
 }
 
-static void splitSegment(Segment &S, StringMap<Constant *> &Sites) {
-  LLVMContext &C = S.First->getContext();
+// The instructions of S, First to Last.
+static SmallVector<Instruction *, 16> segmentRange(const Segment &S) {
   SmallVector<Instruction *, 16> Range;
   for (Instruction *X = S.First;; X = X->getNextNode()) {
     Range.push_back(X);
     if (X == S.Last)
       break;
   }
-  Instruction *ThenT = nullptr, *ElseT = nullptr;
-  SplitBlockAndInsertIfThenElse(S.Holder, S.First, &ThenT, &ElseT,
-                                MDBuilder(C).createBranchWeights(1, 1u << 20));
-  BasicBlock *Then = ThenT->getParent(), *Else = ElseT->getParent();
-  BasicBlock *Tail = S.First->getParent();
-  Then->setName("amber.persistent");
-  Else->setName("amber.volatile");
-  Tail->setName("amber.cont");
+  return Range;
+}
 
-  ValueToValueMapTy VMap;
+// Moves Range before ElseT (the volatile side) and puts a copy of it before
+// ThenT (the persistent side), debug intrinsics left out; VMap maps each
+// original to its copy, and the copies use each other.
+static void duplicateRange(ArrayRef<Instruction *> Range, Instruction *ThenT,
+                           Instruction *ElseT, ValueToValueMapTy &VMap) {
   SmallVector<Instruction *, 16> Copies;
   for (Instruction *X : Range) {
     X->moveBefore(ElseT);
@@ -341,7 +360,13 @@ static void splitSegment(Segment &S, StringMap<Constant *> &Sites) {
   for (Instruction *Copy : Copies)
     RemapInstruction(Copy, VMap,
                      RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
-  // Values used after the segment: a phi joins both sides.
+}
+
+// A value of Range used outside Else (after the segment) is replaced there
+// by a phi at the top of Tail joining its copy (from Then) and itself.
+static void joinLaterUses(ArrayRef<Instruction *> Range,
+                          ValueToValueMapTy &VMap, BasicBlock *Then,
+                          BasicBlock *Else, BasicBlock *Tail) {
   for (Instruction *X : Range) {
     if (X->getType()->isVoidTy())
       continue;
@@ -358,23 +383,121 @@ static void splitSegment(Segment &S, StringMap<Constant *> &Sites) {
     for (Use *U : Later)
       U->set(PN);
   }
-  for (Access *A : S.Accesses)
-    rewriteCopy(*A, cast<Instruction>(VMap[A->I]), Sites);
-  // The persistent side is the cold one.
-  for (Instruction &X : *Then)
+}
+
+// The persistent side is the cold one: its runtime calls say so.
+static void markCold(BasicBlock &Then) {
+  for (Instruction &X : Then)
     if (auto *CI = dyn_cast<CallInst>(&X))
       if (Function *Callee = CI->getCalledFunction())
         if (isAbiName(Callee->getName()))
           CI->addFnAttr(Attribute::Cold);
 }
 
-bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
-  Module &M = *F.getParent();
-  const DataLayout &DL = M.getDataLayout();
+// Puts S behind a branch on its condition (held by S.Holder): the
+// originals on the volatile side, copies with each access turned into its
+// callback on the persistent side, phis after for the values used later.
+static void splitSegment(Segment &S, StringMap<Constant *> &Sites) {
+  LLVMContext &C = S.First->getContext();
+  SmallVector<Instruction *, 16> Range = segmentRange(S);
+  Instruction *ThenT = nullptr, *ElseT = nullptr;
+  SplitBlockAndInsertIfThenElse(S.Holder, S.First, &ThenT, &ElseT,
+                                MDBuilder(C).createBranchWeights(1, 1u << 20));
+  BasicBlock *Then = ThenT->getParent(), *Else = ElseT->getParent();
+  BasicBlock *Tail = S.First->getParent();
+  Then->setName("amber.persistent");
+  Else->setName("amber.volatile");
+  Tail->setName("amber.cont");
+
+  ValueToValueMapTy VMap;
+  duplicateRange(Range, ThenT, ElseT, VMap);
+  joinLaterUses(Range, VMap, Then, Else, Tail);
+  for (Access *A : S.Accesses)
+    rewriteCopy(*A, cast<Instruction>(VMap[A->I]), Sites);
+  markCold(*Then);
+}
+
+namespace {
+
+// The outside-region instrumentation of one function, in ThreadSanitizer's
+// shape: chooseAccesses picks what may touch the heap, and only then do the
+// later steps rewrite F, each in one function below (run calls them in
+// order).
+class OutsideInstrumenter {
+public:
+  OutsideInstrumenter(Function &F, const StableSet &Stable)
+      : F(F), M(*F.getParent()), DL(M.getDataLayout()), Stable(Stable) {}
+  bool run();
+
+private:
+  // Choosing (F unchanged).
+  void chooseAccesses();
+  bool chooseOperands(Instruction &I, Access &A,
+                      SmallVectorImpl<unsigned> &Cand);
+  bool atomicHasCallback(Type *T);
+  bool chooseLibcOperands(CallInst &CI, Access &A,
+                          SmallVectorImpl<unsigned> &Cand);
+  void countAccesses() const;
+  bool reloadPoints(SmallVectorImpl<Instruction *> &ReloadAt) const;
+  // Rewriting, -amber-outside-share-checks=false.
+  void checkEachAccess();
+  // Rewriting, shared checks.
+  void shareChecks(ArrayRef<Instruction *> ReloadAt);
+  void placeWindow(ArrayRef<Instruction *> ReloadAt);
+  void readWindow(Instruction *Before);
+  void computeChecks(const DominatorTree &DT);
+  void eraseUnusedWindowReads();
+  void groupSegments();
+  void computeConditions(const DominatorTree &DT);
+  // Rewriting, both modes.
+  void splitSegments();
+
+  Function &F;
+  Module &M;
+  const DataLayout &DL;
+  const StableSet &Stable;
+  // Chosen, in program order.  Never grows after choosing: segments point
+  // into it.
   std::vector<Access> Accesses;
   SmallVector<Instruction *, 16> Changers; // the window is read after them
+  // The runtime's window globals and their integer type.
+  GlobalVariable *Base = nullptr, *Size = nullptr;
+  Type *IntPtr = nullptr;
+  // Shared mode: the window as two variables until promoted, and the reads
+  // of the globals that set them.
+  AllocaInst *VarBase = nullptr, *VarSize = nullptr;
+  SmallVector<LoadInst *, 8> WindowReads;
+  // Reserved for one per access (the most there can be): never reallocated
+  // while grouping hands out pointers.
+  std::vector<Segment> Segments;
+};
 
-  // Choose (code that never runs stays as it is).
+} // namespace
+
+// Choose, then rewrite.  False (F untouched) when nothing may reach the heap.
+bool OutsideInstrumenter::run() {
+  chooseAccesses();
+  if (Accesses.empty())
+    return false;
+  countAccesses();
+  Base = abiGlobal(M, "__amber_heap_base");
+  Size = abiGlobal(M, "__amber_heap_size");
+  IntPtr = Base->getValueType();
+  SmallVector<Instruction *, 16> ReloadAt;
+  bool Share = reloadPoints(ReloadAt) && ClShareChecks;
+  Segments.reserve(Accesses.size());
+  if (Share)
+    shareChecks(ReloadAt);
+  else
+    checkEachAccess();
+  splitSegments();
+  return true;
+}
+
+// Every reachable access whose address may be in the heap window, with the
+// operands to check; also every instruction after which the window is read
+// again (code that never runs stays as it is).
+void OutsideInstrumenter::chooseAccesses() {
   DominatorTree Reach(F);
   for (Instruction &I : instructions(F)) {
     if (!Reach.isReachableFromEntry(I.getParent()))
@@ -382,63 +505,7 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     Access A;
     A.I = &I;
     SmallVector<unsigned, 2> Cand; // operands that may be persistent
-    bool Writes = false;
-    if (auto *LI = dyn_cast<LoadInst>(&I)) {
-      if (outsideLoadsEnabled(*LI) &&
-          !DL.getTypeStoreSize(LI->getType()).isScalable())
-        Cand.push_back(LI->getPointerOperandIndex());
-      A.Alone = LI->isAtomic() || LI->isVolatile();
-    } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
-      if (outsideStoresEnabled(*SI) &&
-          !DL.getTypeStoreSize(SI->getValueOperand()->getType()).isScalable())
-        Cand.push_back(SI->getPointerOperandIndex());
-      Writes = true;
-      A.Alone = SI->isAtomic() || SI->isVolatile();
-    } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
-      if (!outsideAtomicsEnabled()) {
-      } else if (!callbackBytes(DL, RMW->getValOperand()->getType())) {
-        ++NumOutsideSkipWidth;
-      } else {
-        Cand.push_back(RMW->getPointerOperandIndex());
-        Writes = true;
-      }
-      A.Alone = true;
-    } else if (auto *CAS = dyn_cast<AtomicCmpXchgInst>(&I)) {
-      if (!outsideAtomicsEnabled()) {
-      } else if (!callbackBytes(DL, CAS->getCompareOperand()->getType())) {
-        ++NumOutsideSkipWidth;
-      } else {
-        Cand.push_back(CAS->getPointerOperandIndex());
-        Writes = true;
-      }
-      A.Alone = true;
-    } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-      if (outsideMemIntrinsicsEnabled() &&
-          (isa<MemSetInst>(MI) || isa<MemTransferInst>(MI))) {
-        Cand.push_back(0); // the destination
-        Writes = true;
-        if (isa<MemTransferInst>(MI) && outsideReadsEnabled())
-          Cand.push_back(1); // the source: read the latest committed bytes
-      }
-      A.Alone = MI->isVolatile();
-    } else if (auto *CI = dyn_cast<CallInst>(&I)) {
-      auto *Callee =
-          dyn_cast<Function>(CI->getCalledOperand()->stripPointerCasts());
-      if (outsideCallsEnabled() && !isa<IntrinsicInst>(CI) && Callee &&
-          Callee->isDeclaration() &&
-          Callee->getFunctionType() == CI->getFunctionType()) {
-        bool W = false;
-        StringRef Repl = libcOutsideReplacement(Callee->getName(), W);
-        if (!Repl.empty() && (W || outsideReadsEnabled())) {
-          A.Wrapper = Repl;
-          Writes = W;
-          for (unsigned K = 0, E = CI->arg_size(); K != E; ++K)
-            if (CI->getArgOperand(K)->getType()->isPointerTy() &&
-                (K == 0 || outsideReadsEnabled()))
-              Cand.push_back(K);
-        }
-      }
-    }
+    bool Writes = chooseOperands(I, A, Cand);
     for (unsigned K : Cand)
       if (!notPersistent(I.getOperand(K)))
         A.AddrOps.push_back(K);
@@ -456,9 +523,90 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
       A.WrittenOp = static_cast<int>(Cand[0]);
     Accesses.push_back(std::move(A));
   }
-  if (Accesses.empty())
+}
+
+// The operands of I the options let through (Cand, a written one first),
+// before the notPersistent test; sets A.Alone and A.Wrapper.  True when I
+// writes (through Cand[0] when Cand is not empty).
+bool OutsideInstrumenter::chooseOperands(Instruction &I, Access &A,
+                                         SmallVectorImpl<unsigned> &Cand) {
+  if (auto *LI = dyn_cast<LoadInst>(&I)) {
+    if (ClOutsideLoads && (LI->isAtomic() ? ClAtomics : ClLoads) &&
+        !DL.getTypeStoreSize(LI->getType()).isScalable())
+      Cand.push_back(LI->getPointerOperandIndex());
+    A.Alone = LI->isAtomic() || LI->isVolatile();
     return false;
-  for (Access &A : Accesses) {
+  }
+  if (auto *SI = dyn_cast<StoreInst>(&I)) {
+    if ((SI->isAtomic() ? ClAtomics : ClStores) &&
+        !DL.getTypeStoreSize(SI->getValueOperand()->getType()).isScalable())
+      Cand.push_back(SI->getPointerOperandIndex());
+    A.Alone = SI->isAtomic() || SI->isVolatile();
+    return true;
+  }
+  if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
+    if (atomicHasCallback(RMW->getValOperand()->getType()))
+      Cand.push_back(RMW->getPointerOperandIndex());
+    A.Alone = true;
+    return true;
+  }
+  if (auto *CAS = dyn_cast<AtomicCmpXchgInst>(&I)) {
+    if (atomicHasCallback(CAS->getCompareOperand()->getType()))
+      Cand.push_back(CAS->getPointerOperandIndex());
+    A.Alone = true;
+    return true;
+  }
+  if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+    if (ClMemIntrinsics && (isa<MemSetInst>(MI) || isa<MemTransferInst>(MI))) {
+      Cand.push_back(0); // the destination
+      if (isa<MemTransferInst>(MI) && ClOutsideLoads)
+        Cand.push_back(1); // the source: read the latest committed bytes
+    }
+    A.Alone = MI->isVolatile();
+    return true;
+  }
+  if (auto *CI = dyn_cast<CallInst>(&I))
+    return chooseLibcOperands(*CI, A, Cand);
+  return false;
+}
+
+// Atomics (when switched on) of a width with a callback: the runtime has no
+// generic (ptr, size) form for them.
+bool OutsideInstrumenter::atomicHasCallback(Type *T) {
+  if (!ClAtomics)
+    return false;
+  if (!callbackBytes(DL, T)) {
+    ++NumOutsideSkipWidth;
+    return false;
+  }
+  return true;
+}
+
+// A direct call (same type as the declaration) to a libc function the
+// runtime wraps: its pointer arguments, the first one alone for a writer
+// when reads are not checked.  True for a writer.
+bool OutsideInstrumenter::chooseLibcOperands(CallInst &CI, Access &A,
+                                             SmallVectorImpl<unsigned> &Cand) {
+  auto *Callee = dyn_cast<Function>(CI.getCalledOperand()->stripPointerCasts());
+  if (!ClCalls || isa<IntrinsicInst>(CI) || !Callee ||
+      !Callee->isDeclaration() ||
+      Callee->getFunctionType() != CI.getFunctionType())
+    return false;
+  bool Writes = false;
+  StringRef Repl = libcOutsideReplacement(Callee->getName(), Writes);
+  if (Repl.empty() || !(Writes || ClOutsideLoads))
+    return false;
+  A.Wrapper = Repl;
+  for (unsigned K = 0, E = CI.arg_size(); K != E; ++K)
+    if (CI.getArgOperand(K)->getType()->isPointerTy() &&
+        (K == 0 || ClOutsideLoads))
+      Cand.push_back(K);
+  return Writes;
+}
+
+// The STATISTIC counts of the chosen accesses, by class.
+void OutsideInstrumenter::countAccesses() const {
+  for (const Access &A : Accesses) {
     if (!A.Wrapper.empty())
       ++NumOutsideLibc;
     else if (isa<LoadInst>(A.I))
@@ -470,14 +618,15 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     else
       ++NumOutsideAtomics;
   }
+}
 
-  GlobalVariable *Base = abiGlobal(M, "__amber_heap_base");
-  GlobalVariable *Size = abiGlobal(M, "__amber_heap_size");
-  Type *IntPtr = Base->getValueType();
-
-  // Where the window is read again.
-  bool Share = ClShareChecks;
-  SmallVector<Instruction *, 16> ReloadAt;
+// Where the window is read again: right after each changer, or at the
+// start of each successor of a changing terminator (an invoke).  False when
+// a successor has no place for it (a catchswitch): each check is then
+// self-contained.
+bool OutsideInstrumenter::reloadPoints(
+    SmallVectorImpl<Instruction *> &ReloadAt) const {
+  bool Placed = true;
   for (Instruction *I : Changers) {
     if (!I->isTerminator()) {
       ReloadAt.push_back(I->getNextNode());
@@ -486,152 +635,186 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     for (BasicBlock *S : successors(I)) {
       BasicBlock::iterator It = S->getFirstInsertionPt();
       if (It == S->end())
-        Share = false; // a catchswitch: keep each check self-contained
+        Placed = false;
       else
         ReloadAt.push_back(&*It);
     }
   }
+  return Placed;
+}
 
-  std::vector<Segment> Segments;
-  Segments.reserve(Accesses.size());
-  if (!Share) {
-    // One segment per access, its check right before it.
-    for (Access &A : Accesses) {
-      IRBuilder<> B(A.I);
-      Value *HB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
-      Value *HS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
-      Value *In = nullptr;
-      for (unsigned K : A.AddrOps) {
-        Value *X = inWindow(B, A.I->getOperand(K), HB, HS);
-        In = In ? B.CreateOr(In, X, "amber.in_heap") : X;
-      }
-      Segment &S = Segments.emplace_back();
-      S.Accesses.push_back(&A);
-      S.First = S.Last = A.I;
-      S.Cond = In;
+// One segment per access, its check right before it: the window loaded,
+// each exact address compared.
+void OutsideInstrumenter::checkEachAccess() {
+  for (Access &A : Accesses) {
+    IRBuilder<> B(A.I);
+    Value *HB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
+    Value *HS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
+    Value *In = nullptr;
+    for (unsigned K : A.AddrOps) {
+      Value *X = inWindow(B, A.I->getOperand(K), HB, HS);
+      In = In ? B.CreateOr(In, X, "amber.in_heap") : X;
     }
-  } else {
-    // The window as a variable: set at entry and at every reload point,
-    // read at every access, then promoted to registers.
-    BasicBlock &Entry = F.getEntryBlock();
-    IRBuilder<> EB(&Entry, Entry.begin());
-    AllocaInst *VB = EB.CreateAlloca(IntPtr, nullptr, "amber.window.base");
-    AllocaInst *VS = EB.CreateAlloca(IntPtr, nullptr, "amber.window.size");
-    SmallVector<LoadInst *, 8> WindowReads;
-    auto Set = [&](Instruction *Before) {
-      IRBuilder<> B(Before);
-      LoadInst *LB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
-      LoadInst *LS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
-      B.CreateStore(LB, VB);
-      B.CreateStore(LS, VS);
-      WindowReads.push_back(LB);
-      WindowReads.push_back(LS);
-    };
-    BasicBlock::iterator AfterAllocas = Entry.getFirstInsertionPt();
-    while (isa<AllocaInst>(*AfterAllocas))
-      ++AfterAllocas;
-    Set(&*AfterAllocas);
-    for (Instruction *At : ReloadAt)
-      Set(At);
-    for (Access &A : Accesses) {
-      IRBuilder<> B(A.I);
-      A.Window = cast<ICmpInst>(B.CreateICmpEQ(B.CreateLoad(IntPtr, VB),
-                                               B.CreateLoad(IntPtr, VS)));
-    }
-    DominatorTree DT(F);
-    PromoteMemToReg({VB, VS}, DT);
+    Segment &S = Segments.emplace_back();
+    S.Accesses.push_back(&A);
+    S.First = S.Last = A.I;
+    S.Cond = In;
+  }
+}
 
-    // The checks, one per (object, window), each as early as it can be.
-    DenseMap<std::pair<Value *, std::pair<Value *, Value *>>, Value *> Checks;
-    for (Access &A : Accesses) {
-      Value *HB = A.Window->getOperand(0), *HS = A.Window->getOperand(1);
-      A.Window->eraseFromParent();
-      A.Window = nullptr;
-      for (unsigned K : A.AddrOps) {
-        Value *Addr = A.I->getOperand(K);
-        Value *Obj = checkedObject(Addr);
-        auto Key = std::make_pair(Obj, std::make_pair(HB, HS));
-        Value *X = Checks.lookup(Key);
-        if (X) {
-          ++NumOutsideSharedChecks;
-        } else if (Instruction *At = earliestPoint(F, {Obj, HB, HS}, DT)) {
-          IRBuilder<> B(At);
-          X = Checks[Key] = inWindow(B, Obj, HB, HS);
-        } else {
-          IRBuilder<> B(A.I);
-          X = inWindow(B, Addr, HB, HS);
-        }
-        if (!is_contained(A.Checks, X))
-          A.Checks.push_back(X);
-      }
-    }
-    // Reads of the window that no check uses (only this function's: a
-    // walk over every user of the globals would grow with the module).
-    for (LoadInst *LI : WindowReads)
-      if (LI->use_empty())
-        LI->eraseFromParent();
+// The window kept in registers between reload points, one check per
+// (object, window), runs of accesses sharing a branch.
+void OutsideInstrumenter::shareChecks(ArrayRef<Instruction *> ReloadAt) {
+  placeWindow(ReloadAt);
+  // Promoting changes no block: DT stays valid for the steps after.
+  DominatorTree DT(F);
+  PromoteMemToReg({VarBase, VarSize}, DT);
+  computeChecks(DT);
+  eraseUnusedWindowReads();
+  groupSegments();
+  computeConditions(DT);
+}
 
-    // Segments: runs of accesses in one block whose checks are all known
-    // before the first, with nothing between them that changes the window
-    // or cannot be duplicated.
-    DenseMap<Instruction *, Access *> AccessOf;
-    for (Access &A : Accesses)
-      AccessOf[A.I] = &A;
-    for (BasicBlock &BB : F) {
-      Segment *Cur = nullptr;
-      unsigned Gap = 0;
-      for (Instruction &X : BB) {
-        Access *A = AccessOf.lookup(&X);
-        if (!A) {
-          if (Cur && !isa<DbgInfoIntrinsic>(X) &&
-              (mayChangeWindow(X, Stable) || !canDuplicate(X) ||
-               ++Gap > MaxGap))
-            Cur = nullptr;
-          continue;
-        }
-        bool Joins = Cur && !A->Alone;
-        for (Value *V : A->Checks)
-          if (auto *CI = dyn_cast<Instruction>(V))
-            if (Joins && CI->getParent() == &BB && !CI->comesBefore(Cur->First))
-              Joins = false;
-        if (!Joins) {
-          Cur = &Segments.emplace_back();
-          Cur->First = &X;
-        }
-        Cur->Accesses.push_back(A);
-        Cur->Last = &X;
-        Gap = 0;
-        if (A->Alone || A->Changes)
-          Cur = nullptr;
+// The window as a variable, set at entry and at every reload point; each
+// access gets a placeholder (its Window) whose operands read the variable
+// there, so that after promotion they are the window at the access.
+void OutsideInstrumenter::placeWindow(ArrayRef<Instruction *> ReloadAt) {
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> EB(&Entry, Entry.begin());
+  VarBase = EB.CreateAlloca(IntPtr, nullptr, "amber.window.base");
+  VarSize = EB.CreateAlloca(IntPtr, nullptr, "amber.window.size");
+  BasicBlock::iterator AfterAllocas = Entry.getFirstInsertionPt();
+  while (isa<AllocaInst>(*AfterAllocas))
+    ++AfterAllocas;
+  readWindow(&*AfterAllocas);
+  for (Instruction *At : ReloadAt)
+    readWindow(At);
+  for (Access &A : Accesses) {
+    IRBuilder<> B(A.I);
+    A.Window = cast<ICmpInst>(B.CreateICmpEQ(B.CreateLoad(IntPtr, VarBase),
+                                             B.CreateLoad(IntPtr, VarSize)));
+  }
+}
+
+// Reads the window globals into the variable before Before.
+void OutsideInstrumenter::readWindow(Instruction *Before) {
+  IRBuilder<> B(Before);
+  LoadInst *LB = B.CreateLoad(IntPtr, Base, "amber.heap_base");
+  LoadInst *LS = B.CreateLoad(IntPtr, Size, "amber.heap_size");
+  B.CreateStore(LB, VarBase);
+  B.CreateStore(LS, VarSize);
+  WindowReads.push_back(LB);
+  WindowReads.push_back(LS);
+}
+
+// Each access's checks (replacing its placeholder), one per (object,
+// window), each right after its object and window are defined; where that
+// is awkward, a check of the exact address right before the access.
+void OutsideInstrumenter::computeChecks(const DominatorTree &DT) {
+  DenseMap<std::pair<Value *, std::pair<Value *, Value *>>, Value *> Checks;
+  for (Access &A : Accesses) {
+    Value *HB = A.Window->getOperand(0), *HS = A.Window->getOperand(1);
+    A.Window->eraseFromParent();
+    A.Window = nullptr;
+    for (unsigned K : A.AddrOps) {
+      Value *Addr = A.I->getOperand(K);
+      Value *Obj = checkedObject(Addr);
+      auto Key = std::make_pair(Obj, std::make_pair(HB, HS));
+      Value *X = Checks.lookup(Key);
+      if (X) {
+        ++NumOutsideSharedChecks;
+      } else if (Instruction *At = earliestPoint(F, {Obj, HB, HS}, DT)) {
+        IRBuilder<> B(At);
+        X = Checks[Key] = inWindow(B, Obj, HB, HS);
+      } else {
+        IRBuilder<> B(A.I);
+        X = inWindow(B, Addr, HB, HS);
       }
-    }
-    // Each segment's condition: its checks or'ed, as early as it can be.
-    std::map<SmallVector<Value *, 4>, Value *> Ors;
-    for (Segment &S : Segments) {
-      SmallVector<Value *, 4> Ops;
-      for (Access *A : S.Accesses)
-        for (Value *V : A->Checks)
-          if (!is_contained(Ops, V))
-            Ops.push_back(V);
-      if (Ops.size() == 1) {
-        S.Cond = Ops[0];
-        continue;
-      }
-      llvm::sort(Ops);
-      Value *Or = Ors[Ops];
-      if (!Or) {
-        Instruction *At = earliestPoint(F, Ops, DT);
-        IRBuilder<> B(At ? At : S.First);
-        for (Value *V : Ops)
-          Or = Or ? B.CreateOr(Or, V, "amber.in_heap") : V;
-        if (At)
-          Ors[Ops] = Or;
-      }
-      S.Cond = Or;
+      if (!is_contained(A.Checks, X))
+        A.Checks.push_back(X);
     }
   }
+}
 
-  // Split.
+// Reads of the window that no check uses (only this function's: a walk
+// over every user of the globals would grow with the module).
+void OutsideInstrumenter::eraseUnusedWindowReads() {
+  for (LoadInst *LI : WindowReads)
+    if (LI->use_empty())
+      LI->eraseFromParent();
+  WindowReads.clear();
+}
+
+// Segments: runs of accesses in one block whose checks are all known
+// before the first, with nothing between them that changes the window or
+// cannot be duplicated, and at most MaxGap other instructions between two.
+// An atomic or volatile access is a segment alone; a changer ends one.
+void OutsideInstrumenter::groupSegments() {
+  DenseMap<Instruction *, Access *> AccessOf;
+  for (Access &A : Accesses)
+    AccessOf[A.I] = &A;
+  for (BasicBlock &BB : F) {
+    Segment *Cur = nullptr;
+    unsigned Gap = 0;
+    for (Instruction &X : BB) {
+      Access *A = AccessOf.lookup(&X);
+      if (!A) {
+        if (Cur && !isa<DbgInfoIntrinsic>(X) &&
+            (mayChangeWindow(X, Stable) || !canDuplicate(X) ||
+             ++Gap > MaxGap))
+          Cur = nullptr;
+        continue;
+      }
+      bool Joins = Cur && !A->Alone;
+      for (Value *V : A->Checks)
+        if (auto *CI = dyn_cast<Instruction>(V))
+          if (Joins && CI->getParent() == &BB && !CI->comesBefore(Cur->First))
+            Joins = false;
+      if (!Joins) {
+        Cur = &Segments.emplace_back();
+        Cur->First = &X;
+      }
+      Cur->Accesses.push_back(A);
+      Cur->Last = &X;
+      Gap = 0;
+      if (A->Alone || A->Changes)
+        Cur = nullptr;
+    }
+  }
+}
+
+// Each segment's condition: its checks or'ed, as early as it can be, and
+// shared by the segments with the same checks.
+void OutsideInstrumenter::computeConditions(const DominatorTree &DT) {
+  std::map<SmallVector<Value *, 4>, Value *> Ors;
+  for (Segment &S : Segments) {
+    SmallVector<Value *, 4> Ops;
+    for (Access *A : S.Accesses)
+      for (Value *V : A->Checks)
+        if (!is_contained(Ops, V))
+          Ops.push_back(V);
+    if (Ops.size() == 1) {
+      S.Cond = Ops[0];
+      continue;
+    }
+    llvm::sort(Ops);
+    Value *Or = Ors[Ops];
+    if (!Or) {
+      Instruction *At = earliestPoint(F, Ops, DT);
+      IRBuilder<> B(At ? At : S.First);
+      for (Value *V : Ops)
+        Or = Or ? B.CreateOr(Or, V, "amber.in_heap") : V;
+      if (At)
+        Ors[Ops] = Or;
+    }
+    S.Cond = Or;
+  }
+}
+
+// Splits every segment into its two sides.  Each condition is held by a
+// freeze until all are split (splitting one segment may replace a value
+// another's condition uses by a phi); then the holders go.
+void OutsideInstrumenter::splitSegments() {
   StringMap<Constant *> Sites;
   for (Segment &S : Segments)
     S.Holder = new FreezeInst(S.Cond, "amber.cond", S.First);
@@ -643,7 +826,23 @@ bool instrumentOutside(Function &F, const DenseSet<const Function *> &Stable) {
     S.Holder->replaceAllUsesWith(S.Holder->getOperand(0));
     S.Holder->eraseFromParent();
   }
-  return true;
+}
+
+// Range checks in F, an original function.  Stable: windowStableFunctions,
+// computed before any function changes.  True if F changed.
+static bool instrumentOutside(Function &F, const StableSet &Stable) {
+  return OutsideInstrumenter(F, Stable).run();
+}
+
+bool instrumentOutsideModule(Module &M) {
+  if (!ClOutside)
+    return false;
+  StableSet Stable = windowStableFunctions(M);
+  bool Changed = false;
+  for (Function &F : M)
+    if (wantsOutsideInstrumentation(F))
+      Changed |= instrumentOutside(F, Stable);
+  return Changed;
 }
 
 } // namespace amber
