@@ -13,6 +13,7 @@
 #include "base/crc32c.h"
 #include "base/diag.h"
 #include "tx/engine.h"
+#include "engine/registry.h"
 #include "heap/heap.h"
 #include "heap/ordo_record.h"
 
@@ -112,7 +113,7 @@ int amber_recover_private(struct amber_heap *h, uint64_t state_before) {
 int amber_check_path_report(const char *path, int quiet, struct amber_check_report *r) {
   memset(r, 0, sizeof *r);
   struct amber_heap h;
-  if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, &h) != 0) return r->status = 2;
+  if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, &h) != 0) return r->status = 2;
   int bad = amber_check_meta(&h);
   uint64_t clean = h.status->clean, state = h.status->engine_state;
   int pending = amber_recover_private(&h, state);

@@ -9,6 +9,7 @@
 #include "tx/alloc.h"
 #include "amber.h"
 #include "base/diag.h"
+#include "engine/registry.h"
 #include "tx/engine.h"
 #include "tx/fase.h"
 #include "base/options.h"
@@ -38,7 +39,7 @@ static void init(void) {
   amber_fase_init();  /* AMBER_FASE: likewise */
   char path[PATH_MAX];
   if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
-  else amber_default_heap_path(path, sizeof path);
+  else amber_heap_default_path(path, sizeof path);
 
   const struct amber_engine *want = NULL;
   if (amber_opt.engine_set && amber_opt.engine[0]) {
@@ -55,13 +56,13 @@ static void init(void) {
         .base = amber_opt.base,
         .engine = want ? want->id : AMBER_ENGINE_DEFAULT,
     };
-    if (amber_heap_create(path, &a) < 0) exit(2);
+    if (amber_engine_heap_create(path, &a) < 0) exit(2);
     amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,
                amber_engine_by_id(a.engine)->name);
   }
   struct amber_heap *h = &amber_the_heap;
   int window = amber_opt.strict ? 0 : AMBER_OPEN_WINDOW_READ;
-  if (amber_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window, h) != 0) exit(2);
+  if (amber_engine_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window, h) != 0) exit(2);
   amber_heap_alias_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
   if (amber_opt.heap_size_set && amber_opt.heap_size != h->hdr.data_size) {
     amber_heap_unmap(h);
@@ -79,9 +80,9 @@ static void init(void) {
                 path, (unsigned long long)h->hdr.base, (unsigned long long)amber_opt.base);
   }
   /* From here on the heap may be written: everything above only read it. */
-  amber_pm_attach(h);
+  amber_heap_pm_attach(h);
   amber_tx_engine = h->engine;
-  amber_ordo_attach(h); /* the clock, before anything takes a timestamp */
+  amber_ordo_record_attach(h); /* the clock, before anything takes a timestamp */
   amber_tx_engine->recover(h);
   amber_heap_set_clean(h, 0);
   amber_alloc_open(h);
@@ -132,7 +133,7 @@ int amber_close(void) {
   struct amber_heap *h = &amber_the_heap;
   amber_tx_engine->close(h); /* waits for running transactions, blocks new ones */
   amber_heap_closed = 1;
-  amber_ordo_detach(h);
+  amber_ordo_record_detach(h);
   amber_heap_set_clean(h, 1);
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
   return 0;

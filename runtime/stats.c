@@ -1,3 +1,6 @@
+/* The runtime's statistics (AMBER_STATS, AMBER_STATS_FILE,
+ * amber_stats_print): commits, aborts, flushes and fences by category, stray
+ * stores, the clock and the engine's own figures. */
 #include "stats.h"
 
 #include <fcntl.h>

@@ -35,6 +35,7 @@ config.substitutions.append(("%run", "%s --fresh %%t.heap" % os.path.join(src, "
 config.substitutions.append(("%amber", os.path.join(bindir, "amber")))
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%tools", os.path.join(src, "tools")))
+config.substitutions.append(("%objroot", config.amber_obj_root))
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
 # %unit_cc: compile a unit test of runtime internals against the static runtime.
 config.substitutions.append(("%unit_cc", "%s -std=gnu11 -O1 -g -Wall -Werror -D_GNU_SOURCE -I%s -I%s" % (

@@ -21,6 +21,7 @@
 #include "amber_tool.h"
 #include "base/diag.h"
 #include "tx/engine.h"
+#include "engine/registry.h"
 #include "heap/heap.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
@@ -160,7 +161,7 @@ static int cmd_create(int argc, char **argv) {
   const struct amber_engine *e = amber_engine_by_name(engine);
   if (!e) amber_fatal("engine '%s' is not built into this amber; use mvcc or romulus", engine);
   a.engine = e->id;
-  int rc = amber_heap_create(argv[0], &a);
+  int rc = amber_engine_heap_create(argv[0], &a);
   if (rc == 1) amber_fatal("heap %s already exists; remove it first to create a new one", argv[0]);
   return rc ? 2 : 0;
 }
@@ -273,7 +274,7 @@ static int cmd_recover(int argc, char **argv) {
     return 2;
   }
   struct amber_heap h;
-  if (amber_heap_open(argv[0], AMBER_OPEN_WRITE | AMBER_OPEN_LOCK, &h)) return 2;
+  if (amber_engine_heap_open(argv[0], AMBER_OPEN_WRITE | AMBER_OPEN_LOCK, &h)) return 2;
   h.engine->recover(&h);
   /* What recovery left is what the next program will use. */
   if (amber_alloc_validate_image(&h, h.data) != 0) {

@@ -7,7 +7,7 @@
  * (AMBER_STATS_FILE), one table per JSON object in the file.
  *
  * Which of the two a file is, is decided by its content: a heap starts
- * with the heap magic (runtime/format.h), a statistics file with '{'. */
+ * with the heap magic (runtime/heap/format.h), a statistics file with '{'. */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <fcntl.h>

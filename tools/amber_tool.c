@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "tx/engine.h"
 
 int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v) {
   memset(v, 0, sizeof *v);
-  if (amber_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, h) != 0) return -1;
+  if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, h) != 0) return -1;
   v->clean = h->status->clean == AMBER_CLEAN;
   v->opens = h->status->opens;
   v->engine_state = h->status->engine_state;

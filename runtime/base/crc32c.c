@@ -1,3 +1,4 @@
+/* CRC-32C (Castagnoli), the checksum of every persistent structure. */
 #include "crc32c.h"
 
 /* Table-driven, reflected polynomial 0x82F63B78; headers are small, so the

@@ -1,3 +1,5 @@
+/* User-facing messages: amber: error:, warning, info and bug reports, and
+ * the exit they imply. */
 #include "diag.h"
 
 #include <stdarg.h>

@@ -1,3 +1,5 @@
+/* The AMBER_* option table (options.inc), parsed once from the environment
+ * into amber_opt, and printed for amber --help-options. */
 #include "options.h"
 
 #include <ctype.h>

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "ordo/cpu.h" /* struct amber_ordo_fingerprint, part of the ORDO record */
+
 #define AMBER_FORMAT_VERSION 5
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
@@ -47,14 +49,6 @@ struct amber_status {
   uint64_t opens;        /* times the heap was opened by a program */
   uint64_t engine_state; /* engine-defined (romulus: its state word) */
   uint64_t reserved[5];
-};
-
-/* The CPU topology an ORDO boundary was measured on. */
-struct amber_ordo_fingerprint {
-  char model[48];   /* CPUID brand string, NUL-padded */
-  uint32_t ncpus;   /* online CPUs */
-  uint32_t pad;     /* 0 */
-  uint64_t tsc_khz; /* measured TSC frequency (0 when never measured) */
 };
 
 #define AMBER_ORDO_MAGIC 0x4f44524fu /* "ORDO" */

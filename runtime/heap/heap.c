@@ -1,3 +1,7 @@
+/* The heap file: atomic creation, validation of its header, mapping (the
+ * canonical window, the alias, the engine's area) and its clean/dirty
+ * status word.  What fills the data and engine areas belongs to the layers
+ * above (engine/registry.c composes them). */
 #include "heap.h"
 
 #include <errno.h>
@@ -12,26 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tx/alloc.h"
 #include "base/crc32c.h"
 #include "base/diag.h"
-#include "tx/engine.h"
 #include "ordo_record.h"
 #include "pm/pm.h"
 
-const struct amber_engine *amber_engine_by_id(uint32_t id) {
-  if (id == AMBER_ENGINE_ROMULUS) return &amber_engine_romulus;
-  if (id == AMBER_ENGINE_MVCC) return &amber_engine_mvcc;
-  return NULL;
-}
-
-const struct amber_engine *amber_engine_by_name(const char *name) {
-  if (!strcmp(name, "romulus")) return &amber_engine_romulus;
-  if (!strcmp(name, "mvcc")) return &amber_engine_mvcc;
-  return NULL;
-}
-
-void amber_default_heap_path(char *buf, size_t len) {
+void amber_heap_default_path(char *buf, size_t len) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   const char *prog = "program";
@@ -85,10 +75,8 @@ static int link_into_place(int fd, const char *tmp, const char *path) {
   return linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
-int amber_heap_create(const char *path, const struct amber_create_args *a) {
-  const struct amber_engine *eng = amber_engine_by_id(a->engine);
-  if (!eng) return amber_error("cannot create heap %s: engine id %u is not built into this amber", path, a->engine);
-  if (eng->gate && eng->gate(path, 1) != 0) return -1;
+int amber_heap_create(const char *path, const struct amber_create_args *a, uint64_t engine_size,
+                      void (*format)(struct amber_heap *h, void *ctx), void *ctx) {
   if (a->data_size < AMBER_MIN_DATA || a->data_size > AMBER_MAX_DATA || a->data_size % AMBER_PAGE)
     return amber_error("heap size %llu bytes for %s is out of range; use a multiple of 4K between 1M and 1T (AMBER_HEAP_SIZE)",
                        (unsigned long long)a->data_size, path);
@@ -107,7 +95,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
   hd.data_offset = AMBER_META_SIZE;
   hd.data_size = a->data_size;
   hd.engine_offset = AMBER_META_SIZE + a->data_size;
-  hd.engine_size = eng->area_size(a->data_size);
+  hd.engine_size = engine_size;
   hd.file_size = hd.engine_offset + hd.engine_size;
   hd.created_unix = (uint64_t)time(NULL);
   hd.page_size = AMBER_PAGE;
@@ -126,7 +114,6 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
   h.fd = fd;
   h.hdr = hd;
   h.writable = 1;
-  h.engine = eng;
   struct amber_status st;
   memset(&st, 0, sizeof st);
   st.clean = AMBER_CLEAN;
@@ -147,8 +134,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a) {
     return amber_error("cannot map new heap %s: %s", path, strerror(errno));
   }
   h.status = (struct amber_status *)((char *)h.meta + AMBER_STATUS_OFFSET);
-  amber_alloc_format(&h);
-  eng->format(&h);
+  format(&h, ctx);
   int rc = 0;
   if (msync(h.meta, AMBER_META_SIZE, MS_SYNC) || msync(h.data, hd.data_size, MS_SYNC) ||
       (h.engine_area && msync(h.engine_area, hd.engine_size, MS_SYNC)) || fsync(fd))
@@ -181,7 +167,7 @@ static int fail(struct amber_heap *h) {
   return -1;
 }
 
-int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
+int amber_heap_open_file(const char *path, int flags, struct amber_heap *h) {
   memset(h, 0, sizeof *h);
   h->fd = -1;
   snprintf(h->path, sizeof h->path, "%s", path);
@@ -244,18 +230,14 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
                 path, (unsigned long long)sb.st_size, (unsigned long long)hd.file_size);
     return fail(h);
   }
-  h->engine = amber_engine_by_id(hd.engine);
-  if (!h->engine) {
-    amber_error("heap %s uses engine %u, which this amber does not have", path, hd.engine);
-    return fail(h);
-  }
-  if (h->engine->area_fits ? !h->engine->area_fits(hd.data_size, hd.engine_size)
-                           : h->engine->area_size(hd.data_size) != hd.engine_size) {
-    amber_error("heap %s: engine area of %llu bytes does not fit engine %s; the header is inconsistent", path,
-                (unsigned long long)hd.engine_size, h->engine->name);
-    return fail(h);
-  }
   h->hdr = hd;
+  return 0;
+}
+
+int amber_heap_map(struct amber_heap *h, int flags) {
+  const char *path = h->path;
+  const struct amber_header hd = h->hdr;
+  int fd = h->fd;
   /* AMBER_OPEN_PRIVATE: copy-on-write mappings of a read-only file, so
    * amber check can run recovery without writing the heap. */
   int share = (flags & AMBER_OPEN_PRIVATE) ? MAP_PRIVATE : MAP_SHARED;
@@ -310,8 +292,16 @@ int amber_heap_open(const char *path, int flags, struct amber_heap *h) {
       return fail(h);
     }
   }
-  if (h->engine->validate(h) != 0 || amber_alloc_validate(h) != 0) return fail(h);
   return 0;
+}
+
+void amber_heap_pm_attach(struct amber_heap *h) {
+  struct amber_pm_region reg[AMBER_PM_MAX_REGIONS] = {
+      {h->meta, AMBER_META_SIZE, 0},
+      {h->data, h->hdr.data_size, h->hdr.data_offset},
+      {h->engine_area, h->hdr.engine_size, h->hdr.engine_offset},
+  };
+  amber_pm_attach(h->path, h->hdr.file_size, reg, h->engine_area ? 3 : 2);
 }
 
 void amber_heap_set_clean(struct amber_heap *h, int clean) {

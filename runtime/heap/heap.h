@@ -1,4 +1,6 @@
-/* A heap file: creation, validation, mapping, closing. */
+/* A heap file: creation, validation, mapping, closing.  engine/registry.h
+ * composes it with the allocator and the engine (amber_engine_heap_*): use
+ * those to create or open a heap. */
 #ifndef AMBER_HEAP_H
 #define AMBER_HEAP_H
 
@@ -50,16 +52,27 @@ enum {
                                   readable (AMBER_STRICT=0), not PROT_NONE */
 };
 
-/* Creates a heap file atomically (it appears complete or not at all).
- * Returns 0, 1 when another process created it first, -1 after an error
- * message. */
-int amber_heap_create(const char *path, const struct amber_create_args *a);
+/* Creates a heap file atomically (it appears complete or not at all), with
+ * an engine area of engine_size bytes; format(h, ctx) fills the mapped data
+ * and engine areas before the file gets its name.  Returns 0, 1 when
+ * another process created it first, -1 after an error message. */
+int amber_heap_create(const char *path, const struct amber_create_args *a, uint64_t engine_size,
+                      void (*format)(struct amber_heap *h, void *ctx), void *ctx);
 
-/* Validates and maps a heap.  Never writes to the file: on any error it
- * prints an amber: error: and returns -1 with nothing mapped. */
-int amber_heap_open(const char *path, int flags, struct amber_heap *h);
+/* Opening is two steps, so that the engine's checks of the header come
+ * between them.  amber_heap_open_file opens and locks the file and
+ * validates its header (h->hdr); amber_heap_map validates the status word
+ * and the ORDO record and maps the areas (the window at the canonical base
+ * with AMBER_OPEN_AT_BASE).  Neither writes to the file: on any error they
+ * print an amber: error: and return -1 with nothing mapped or open. */
+int amber_heap_open_file(const char *path, int flags, struct amber_heap *h);
+int amber_heap_map(struct amber_heap *h, int flags);
 
 void amber_heap_unmap(struct amber_heap *h);
+
+/* Tells the persistence backend which mappings hold the heap file (the
+ * simulator models them). */
+void amber_heap_pm_attach(struct amber_heap *h);
 
 /* Marks the heap dirty (on open by a program) or clean (at clean close). */
 void amber_heap_set_clean(struct amber_heap *h, int clean);
@@ -68,15 +81,7 @@ static inline struct amber_data_header *amber_heap_dh(const struct amber_heap *h
   return (struct amber_data_header *)h->data;
 }
 
-/* The engine of a new heap when AMBER_ENGINE (or amber create --engine) names
- * none.  An existing heap keeps the engine it was created for. */
-#define AMBER_ENGINE_DEFAULT AMBER_ENGINE_MVCC
-
-/* Engine by id or name; NULL when unknown. */
-const struct amber_engine *amber_engine_by_id(uint32_t id);
-const struct amber_engine *amber_engine_by_name(const char *name);
-
 /* Default heap path for this program: /dev/shm/amber-<program>.heap. */
-void amber_default_heap_path(char *buf, size_t len);
+void amber_heap_default_path(char *buf, size_t len);
 
 #endif

@@ -1,3 +1,6 @@
+/* The heap's ORDO record: validating its two slots at open, attaching the
+ * clock to it (the stored boundary, offset and floor) and sealing it at
+ * close. */
 #include "ordo_record.h"
 
 #include <stdio.h>
@@ -109,7 +112,7 @@ static void choose_boundary(struct amber_ordo_record *r, const struct amber_ordo
   }
 }
 
-void amber_ordo_attach(struct amber_heap *h) {
+void amber_ordo_record_attach(struct amber_heap *h) {
   amber_ordo_init();
   __atomic_store_n(&amber_ordo_clk.ready, 0, __ATOMIC_RELEASE);
   const struct amber_ordo_record *cur = amber_ordo_record_current(h);
@@ -149,7 +152,7 @@ void amber_ordo_attach(struct amber_heap *h) {
   write_record(h, &r);
 }
 
-void amber_ordo_detach(struct amber_heap *h) {
+void amber_ordo_record_detach(struct amber_heap *h) {
   const struct amber_ordo_record *cur = amber_ordo_record_current(h);
   if (!cur || !amber_ordo_clk.mode) return;
   struct amber_ordo_record r = *cur;

@@ -20,8 +20,8 @@ void amber_ordo_record_seal(struct amber_ordo_record *r);
  * boundary from AMBER_ORDO_BOUNDARY, the record when the fingerprint
  * matches, else a measurement; an offset that keeps time monotonic; then
  * writes the record.  Calling it again re-reads the heap. */
-void amber_ordo_attach(struct amber_heap *h);
+void amber_ordo_record_attach(struct amber_heap *h);
 /* At clean close: records the current time as the floor. */
-void amber_ordo_detach(struct amber_heap *h);
+void amber_ordo_record_detach(struct amber_heap *h);
 
 #endif

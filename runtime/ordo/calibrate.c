@@ -1,3 +1,5 @@
+/* Measuring the ORDO boundary: pairwise one-way delays between CPUs, the
+ * paper's algorithm (docs/ordo.md). */
 #include "calibrate.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* What the ORDO clock knows of the CPUs: invariant TSC, TSC frequency, the
+ * online CPUs and the topology fingerprint. */
 #include "cpu.h"
 
 #include <cpuid.h>

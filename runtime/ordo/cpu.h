@@ -6,7 +6,15 @@
 
 #include <stdint.h>
 
-#include "heap/format.h" /* struct amber_ordo_fingerprint */
+/* The CPU topology an ORDO boundary was measured on.  On media: part of
+ * the heap's ORDO record (heap/format.h, docs/format.md); a change here
+ * changes AMBER_FORMAT_VERSION. */
+struct amber_ordo_fingerprint {
+  char model[48];   /* CPUID brand string, NUL-padded */
+  uint32_t ncpus;   /* online CPUs */
+  uint32_t pad;     /* 0 */
+  uint64_t tsc_khz; /* measured TSC frequency (0 when never measured) */
+};
 
 /* CPUID 0x80000007 EDX bit 8. */
 int amber_ordo_cpu_invariant_tsc(void);

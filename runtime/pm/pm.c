@@ -1,3 +1,6 @@
+/* The persistence backend: flushes and fences in modes pmem, msync, none
+ * and sim, their counters by category, latency emulation, crash injection
+ * and planted bugs at named sites. */
 #include "pm.h"
 
 #include <libpmem.h>
@@ -153,8 +156,8 @@ void amber_pm_init(void) {
   plant_init();
 }
 
-void amber_pm_attach(struct amber_heap *h) {
-  if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(h);
+void amber_pm_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(path, file_size, reg, nreg);
 }
 
 enum amber_pm_mode amber_pm_mode(void) { return mode; }
@@ -224,7 +227,10 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
 
 /* ---- sites and planted bugs ---- */
 
-extern const struct amber_pm_site __start_amber_pm_sites[], __stop_amber_pm_sites[];
+/* Weak: a program that links pm/ without any flushing layer (a tool that
+ * only reads the clock) has no such section; it then has no sites. */
+extern const struct amber_pm_site __start_amber_pm_sites[] __attribute__((weak));
+extern const struct amber_pm_site __stop_amber_pm_sites[] __attribute__((weak));
 
 static int site_order(const void *a, const void *b) {
   const struct amber_pm_site *x = *(const struct amber_pm_site *const *)a, *y = *(const struct amber_pm_site *const *)b;

@@ -42,13 +42,20 @@ struct amber_pm_counters {
   uint64_t flushed_bytes;
 };
 
-struct amber_heap;
+/* One mapping of the heap file: `len` bytes at `addr` hold the file's bytes
+ * from `file_off` on. */
+struct amber_pm_region {
+  void *addr;
+  uint64_t len, file_off;
+};
+#define AMBER_PM_MAX_REGIONS 3
 
 /* Chooses the mode from AMBER_PM; fatal on an unknown name. */
 void amber_pm_init(void);
-/* The process's heap is open (before recovery): the simulator starts
- * modelling it. */
-void amber_pm_attach(struct amber_heap *h);
+/* The process's heap file (`path`, file_size bytes, mapped as the nreg
+ * regions) is open, before recovery: the simulator starts modelling it.
+ * heap/heap.c says which regions (amber_heap_pm_attach). */
+void amber_pm_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
 enum amber_pm_mode amber_pm_mode(void);
 const char *amber_pm_mode_name(void);
 

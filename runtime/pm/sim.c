@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "base/diag.h"
-#include "heap/heap.h"
 #include "base/options.h"
 
 #define LINE 64u
@@ -404,28 +403,22 @@ void amber_sim_init(void) {
   atexit(report);
 }
 
-void amber_sim_attach(struct amber_heap *h) {
+void amber_sim_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
   pthread_mutex_lock(&lock);
   struct sim_model *m = &amber_sim;
-  m->file_size = h->hdr.file_size;
+  m->file_size = file_size;
   m->durable = malloc(m->file_size);
   page_pending = calloc(m->file_size / PAGE, sizeof *page_pending);
   if (!m->durable || !page_pending)
     amber_fatal("the crash simulator needs %llu bytes for heap %s; use a smaller AMBER_HEAP_SIZE for simulation",
-                (unsigned long long)m->file_size, h->path);
-  m->reg[0].addr = h->meta;
-  m->reg[0].len = AMBER_META_SIZE;
-  m->reg[0].file_off = 0;
-  m->reg[1].addr = (unsigned char *)h->data;
-  m->reg[1].len = h->hdr.data_size;
-  m->reg[1].file_off = h->hdr.data_offset;
-  m->nreg = 2;
-  if (h->engine_area) {
-    m->reg[2].addr = (unsigned char *)h->engine_area;
-    m->reg[2].len = h->hdr.engine_size;
-    m->reg[2].file_off = h->hdr.engine_offset;
-    m->nreg = 3;
+                (unsigned long long)m->file_size, path);
+  if (nreg > AMBER_PM_MAX_REGIONS) AMBER_BUG("the simulator models at most %d mappings of a heap, not %d", AMBER_PM_MAX_REGIONS, nreg);
+  for (int i = 0; i < nreg; i++) {
+    m->reg[i].addr = reg[i].addr;
+    m->reg[i].len = reg[i].len;
+    m->reg[i].file_off = reg[i].file_off;
   }
+  m->nreg = nreg;
   /* What the file holds at open is durable: nothing wrote it since. */
   for (int i = 0; i < m->nreg; i++) memcpy(m->durable + m->reg[i].file_off, m->reg[i].addr, m->reg[i].len);
   if (amber_opt.sim_durable[0]) {

@@ -14,8 +14,6 @@
 
 #include "pm.h"
 
-struct amber_heap;
-
 struct sim_store {
   uint64_t seq;
   uint64_t val;
@@ -38,7 +36,7 @@ struct sim_model {
   struct {
     unsigned char *addr;
     uint64_t len, file_off;
-  } reg[3];
+  } reg[AMBER_PM_MAX_REGIONS];
   int nreg;
   struct sim_line **tab;   /* open addressing by idx */
   size_t tabcap, used;
@@ -49,7 +47,7 @@ extern struct sim_model amber_sim;
 
 /* Called by pm.c. */
 void amber_sim_init(void);
-void amber_sim_attach(struct amber_heap *h);
+void amber_sim_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
 void amber_sim_flush(const void *addr, size_t len);
 void amber_sim_fence(void);
 /* One line to stdout with one write(2), so lines of the program, of walk

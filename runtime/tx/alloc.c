@@ -1,3 +1,6 @@
+/* The persistent allocator: slab pages per size class and arena, runs of
+ * whole pages, its page table changed only through transactions, and its
+ * validation and census for open and amber check. */
 #include "alloc.h"
 
 #include <pthread.h>
@@ -530,7 +533,7 @@ static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
   return page_addr(p);
 }
 
-/* Replay of an allocation (oprec.h): the recorded decision, 8 bytes: the
+/* Replay of an allocation (tx/op.h): the recorded decision, 8 bytes: the
  * object's data-area offset (bits 0-47), the arena (48-61) and whether it
  * took a free page (62).  The page table is written exactly as the
  * allocation wrote it: replay reads the snapshot the allocation read (a

@@ -12,6 +12,16 @@
 struct amber_heap;
 struct amber_thread;
 
+/* One allocator decision of the running transaction (kept in its thread
+ * state: amber_tx_push_alloc_rec), undone if it aborts, made final when it
+ * commits, and recorded for an operational replay. */
+enum { AMBER_REC_TOOK_PAGES = 1, AMBER_REC_FREED_PAGES, AMBER_REC_FREED_SLOT, AMBER_REC_NEW_SLAB };
+struct amber_alloc_rec {
+  int kind;
+  uint64_t page;
+  uint64_t npages; /* or the size class, for slot records */
+};
+
 #define AMBER_SLAB_MAX 2048u /* larger objects get a run of whole pages */
 #define AMBER_NARENAS 16u
 
@@ -64,7 +74,7 @@ void amber_alloc_close(void);
 
 /* Inside a writing transaction that can no longer restart (the callers make
  * it a writer first): a restart would leave with an arena lock held.
- * Pointers are canonical (the program's view, runtime.h): amber_palloc
+ * Pointers are canonical (the program's view, heap/window.h): amber_palloc
  * returns one; amber_pfree and amber_palloc_size take one. */
 void *amber_palloc(struct amber_thread *t, size_t n);
 void amber_pfree(struct amber_thread *t, void *p);

@@ -1,5 +1,5 @@
 /* The engine interface (DESIGN.md §4).  The pass emits engine-neutral calls;
- * tx.c routes them here.  Engines do not include each other. */
+ * tx/tx.c routes them here (through amber_tx_engine).  Engines do not include each other. */
 #ifndef AMBER_ENGINE_H
 #define AMBER_ENGINE_H
 

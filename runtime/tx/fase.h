@@ -1,7 +1,7 @@
 /* Lock-delimited failure-atomic sections (AMBER_FASE=locks; docs/guide.md,
  * "Lock-delimited sections").  The interceptors of wrappers/locks.c call
  * these around the program's own lock operations; the section's transaction
- * is opened lazily by the transaction driver (tx.c, join_section). */
+ * is opened lazily by the transaction driver (tx.c, amber_tx_join_section). */
 #ifndef AMBER_FASE_H
 #define AMBER_FASE_H
 

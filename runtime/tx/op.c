@@ -1,5 +1,5 @@
 /* Operational records: capture and replay of a region's inputs, and the
- * table of the program's regions by op id (oprec.h). */
+ * table of the program's regions by op id (op.h). */
 #include "op.h"
 
 #include <elf.h>

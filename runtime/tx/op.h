@@ -4,7 +4,7 @@
  *
  * A transaction captures when its engine keeps operational records, its
  * region is an AMBER_ATOMIC region of an object whose descriptors were
- * found at open (oprec_scan), and AMBER_OLOG=ops.  The input stream is:
+ * found at open (amber_op_scan), and AMBER_OLOG=ops.  The input stream is:
  * the closure, then, in order, the bytes of every non-heap load (loads,
  * memory intrinsics and libc wrappers reading volatile memory, the old value
  * of a volatile atomic), each nested region's closure, and 8 bytes per
@@ -24,7 +24,7 @@
 #include "tx.h"
 
 /* desc->runtime_state bit: the descriptor was found by amber_op_scan and
- * its op id is unique (tx.c uses bits 0x1 and 0x2). */
+ * its op id is unique (tx.h: bits 0x1, 0x2 and 0x8 are the others). */
 #define AMBER_HINT_OPS 0x4u
 
 /* Ordered so that "inputs are being captured or replayed" is op >= CAPTURE. */

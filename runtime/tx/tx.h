@@ -21,17 +21,12 @@ enum amber_abort_reason {
   AMBER_ABORT_NREASONS
 };
 
+struct amber_alloc_rec; /* tx/alloc.h */
+
 struct amber_undo {
   void *addr;
   uint64_t old;
   uint32_t size;
-};
-
-enum { AMBER_REC_TOOK_PAGES = 1, AMBER_REC_FREED_PAGES, AMBER_REC_FREED_SLOT, AMBER_REC_NEW_SLAB };
-struct amber_alloc_rec {
-  int kind;
-  uint64_t page;
-  uint64_t npages; /* or the size class, for slot records */
 };
 
 struct amber_thread {
@@ -59,7 +54,7 @@ struct amber_thread {
   /* Volatile (non-heap) frees requested inside a region: done at commit. */
   void **vfree;
   size_t nvfree, capvfree;
-  /* Operational records (oprec.h): AMBER_OP_*; capture: the input stream
+  /* Operational records (tx/op.h): AMBER_OP_*; capture: the input stream
    * so far (opbuf, opn of opcap bytes); replay: the recorded stream (opin,
    * opn bytes, oprd consumed). */
   int op;

@@ -71,6 +71,7 @@
 #include "base/diag.h"
 #include "tx/engine.h"
 #include "heap/format.h"
+#include "engine/registry.h"
 #include "heap/heap.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
@@ -180,7 +181,7 @@ static void load_bases(void) {
   snprintf(tmp, sizeof tmp, "%s/amber-fuzz-%d.heap", dir && *dir ? dir : "/tmp", (int)getpid());
   unlink(tmp);
   struct amber_create_args a = {AMBER_MIN_DATA, 0x600000000000ull, AMBER_ENGINE_ROMULUS};
-  if (amber_heap_create(tmp, &a) != 0) {
+  if (amber_engine_heap_create(tmp, &a) != 0) {
     fprintf(stderr, "fuzz_heap: cannot create a fresh heap at %s\n", tmp);
     abort();
   }
@@ -375,7 +376,7 @@ static const struct base *build(const uint8_t *in, size_t n) {
  * Leaves the heap open in *p when asked to. */
 static int check_private(struct amber_heap *p, int keep) {
   errors = 0;
-  if (amber_heap_open(path, AMBER_OPEN_PRIVATE, p) != 0) {
+  if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE, p) != 0) {
     REQUIRE(errors > 0, "a refused open printed no amber: error:");
     return -1;
   }
@@ -394,7 +395,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n) {
   int bad = check_private(&p, 1);
 
   errors = 0;
-  int ho = amber_heap_open(path, AMBER_OPEN_WRITE, &h);
+  int ho = amber_engine_heap_open(path, AMBER_OPEN_WRITE, &h);
   /* A program's open may validate more than a read-only one (an engine may
    * check the image recovery keeps), never less. */
   REQUIRE(bad >= 0 || ho != 0, "the program opened a heap the read-only open refuses");
@@ -405,7 +406,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n) {
     return 0;
   }
   /* init.c's order. */
-  amber_ordo_attach(&h);
+  amber_ordo_record_attach(&h);
   h.engine->recover(&h);
   amber_heap_set_clean(&h, 0);
   errors = 0;

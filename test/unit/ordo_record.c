@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/registry.h"
 #include "heap/heap.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
@@ -20,8 +21,8 @@ static struct amber_heap h;
 
 static const struct amber_ordo_record *attach(const char *path) {
   if (h.meta) amber_heap_unmap(&h);
-  assert(amber_heap_open(path, AMBER_OPEN_WRITE, &h) == 0);
-  amber_ordo_attach(&h);
+  assert(amber_engine_heap_open(path, AMBER_OPEN_WRITE, &h) == 0);
+  amber_ordo_record_attach(&h);
   const struct amber_ordo_record *r = amber_ordo_record_current(&h);
   assert(r && r->magic == AMBER_ORDO_MAGIC && r->mode == (uint32_t)amber_ordo_clk.mode);
   return r;
@@ -39,7 +40,7 @@ int main(int argc, char **argv) {
   amber_options_load();
   amber_pm_init();
   struct amber_create_args a = {2u << 20, 0x500000000000ull, AMBER_ENGINE_ROMULUS};
-  assert(amber_heap_create(path, &a) == 0);
+  assert(amber_engine_heap_create(path, &a) == 0);
   int tsc = (amber_ordo_init(), amber_ordo_clk.mode == AMBER_ORDO_TSC);
 
   /* First open: measured (or from the variable) and stored. */
@@ -85,7 +86,7 @@ int main(int argc, char **argv) {
 
   /* A clean close records the floor again. */
   uint64_t seq = r->seq;
-  amber_ordo_detach(&h);
+  amber_ordo_record_detach(&h);
   r = amber_ordo_record_current(&h);
   assert(r->seq == seq + 1 && amber_ordo_cmp_time(amber_ordo_new_time(r->floor), r->floor) == 1);
 
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
   slots[AMBER_ORDO_SLOT + 8] ^= 1;
   amber_heap_unmap(&h);
   fprintf(stderr, "expect an error about the ORDO record:\n");
-  assert(amber_heap_open(path, 0, &h) == -1);
+  assert(amber_engine_heap_open(path, 0, &h) == -1);
   /* One damaged slot (a torn write) is fine: the other is current. */
   FILE *f = fopen(path, "r+b");
   char c;
@@ -104,7 +105,7 @@ int main(int argc, char **argv) {
   fseek(f, AMBER_ORDO_OFFSET + 8, SEEK_SET);
   fputc(c ^ 1, f);
   fclose(f);
-  assert(amber_heap_open(path, 0, &h) == 0);
+  assert(amber_engine_heap_open(path, 0, &h) == 0);
   amber_heap_unmap(&h);
   return 0;
 }

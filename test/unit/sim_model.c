@@ -48,7 +48,7 @@ static void attach(void) {
   h.hdr.data_size = DATA;
   h.hdr.file_size = AMBER_META_SIZE + DATA;
   snprintf(h.path, sizeof h.path, "fake");
-  amber_pm_attach(&h);
+  amber_heap_pm_attach(&h);
   word = (uint64_t *)h.data;
 }
 

@@ -225,7 +225,7 @@ struct mv_rec {
   uint32_t crc;         /* crc32c of the record with this field left out */
 };
 /* An MV_REC_OP record's body: the region's op id (u64), then its input
- * stream (runtime/oprec.h), padded to 8. */
+ * stream (runtime/tx/op.h), padded to 8. */
 static inline uint64_t mv_op_rec_size(size_t inputs) { return sizeof(struct mv_rec) + 8 + ((inputs + 7u) & ~(uint64_t)7u); }
 #define MV_WRITER_MAGIC 0x5245544952574f50ull /* "POWRITER" */
 struct mv_writer {      /* at offset 128 of a ring slot: who wrote its operational records */

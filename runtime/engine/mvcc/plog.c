@@ -235,7 +235,7 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_i
 
 /* ---- the writer note ---------------------------------------------------
  * Who may have written the operational records of a ring: the program, its
- * identity (oprec.h) and its ORDO boundary, which replay's visibility rule
+ * identity (tx/op.h) and its ORDO boundary, which replay's visibility rule
  * needs.  Written when a process takes the ring, before its first record. */
 
 static struct mv_writer *writer_at(uint32_t i) { return (struct mv_writer *)(slot_base(i) + 128); }

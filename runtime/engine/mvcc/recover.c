@@ -4,7 +4,7 @@
  * boundary c (clog.c): per block, the newest of the master (at its master
  * timestamp) and the CLog entries with cts < c.  Every commit with cts >= c
  * has its record in an OLog ring (plog.c): the byte ranges it stored
- * (values), or its region's op id and inputs (operational, oprec.h).
+ * (values), or its region's op id and inputs (operational, tx/op.h).
  *
  * Recovery never writes the master with anything but a state at a durable
  * boundary, so a crash anywhere in it leaves master + CLog + OLog as

@@ -10,7 +10,7 @@
  *     whose loads read the newest version certainly older than the record's
  *     local-ts (the writer's ORDO visibility rule, with its boundary), whose
  *     stores go to private copies, and whose inputs come from the record
- *     (oprec.h); its copies become versions at its commit ts.
+ *     (tx/op.h); its copies become versions at its commit ts.
  * Every record from c on has local-ts certainly after c (a round's boundary
  * is below every running transaction's local-ts by the ORDO boundary), so
  * the base plus the versions replayed so far are all it can have read. */

@@ -112,7 +112,7 @@ static unsigned char byte_of(long t, long seq, long i) {
   return (unsigned char)(hash3(t, seq, 6) >> ((i % 7) * 8)) ^ (unsigned char)i;
 }
 
-/* The allocator's size classes (runtime/alloc.c): objects up to 2048 bytes
+/* The allocator's size classes (runtime/tx/alloc.c): objects up to 2048 bytes
  * take their class, larger ones a run of whole 4 KiB pages. */
 static const long class_size[] = {16,  32,  48,  64,  80,  96,   112,  128,  160,  192,  224,  256,
                                   320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
