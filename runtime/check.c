@@ -104,7 +104,7 @@ int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes) 
   return bad;
 }
 
-int amber_recover_private(struct amber_heap *h, uint64_t state_before) {
+int amber_check_recover_private(struct amber_heap *h, uint64_t state_before) {
   h->recovery_work = 0;
   h->engine->recover(h);
   return h->status->engine_state != state_before || h->recovery_work;
@@ -116,7 +116,7 @@ int amber_check_path_report(const char *path, int quiet, struct amber_check_repo
   if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, &h) != 0) return r->status = 2;
   int bad = amber_check_meta(&h);
   uint64_t clean = h.status->clean, state = h.status->engine_state;
-  int pending = amber_recover_private(&h, state);
+  int pending = amber_check_recover_private(&h, state);
   if (pending && clean == AMBER_CLEAN) {
     amber_error("heap %s: marked cleanly closed, but its %s engine state word (file offset 0x%llx, 0x%llx) says recovery is pending; "
                 "the status page is damaged: run amber recover on a copy and compare, or restore the heap from a copy",

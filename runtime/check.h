@@ -23,7 +23,7 @@ int amber_check_recovered(struct amber_heap *h, size_t *objects, size_t *bytes);
  * that what the caller reads is what the next program will find.  Returns
  * whether recovery had work to do: the engine state word moved from
  * `state_before` (the file's, read before), or the engine said so. */
-int amber_recover_private(struct amber_heap *h, uint64_t state_before);
+int amber_check_recover_private(struct amber_heap *h, uint64_t state_before);
 
 /* amber check's findings (amber check --json). */
 struct amber_check_report {

@@ -36,7 +36,7 @@ static void sum(struct totals *s) {
 
 static double per(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-void amber_json_str(FILE *f, const char *s) {
+void amber_stats_json_str(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
     if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
@@ -57,7 +57,7 @@ static void stray_write(FILE *f, int json) {
     fprintf(f, ", \"stray_stores\": %llu, \"stray_store_sites\": [", (unsigned long long)total);
     for (size_t i = 0; i < n; i++) {
       fprintf(f, "%s{\"site\": ", i ? ", " : "");
-      amber_json_str(f, sites[i].site);
+      amber_stats_json_str(f, sites[i].site);
       fprintf(f, ", \"count\": %llu}", (unsigned long long)sites[i].count);
     }
     fprintf(f, "], \"stray_stores_unlisted\": %llu", (unsigned long long)unlisted);

@@ -16,6 +16,6 @@ void amber_stats_at_signal(void);
 
 /* Writes s as a JSON string literal (quotes and escapes included); for
  * every JSON writer of the runtime and the amber tool. */
-void amber_json_str(FILE *f, const char *s);
+void amber_stats_json_str(FILE *f, const char *s);
 
 #endif

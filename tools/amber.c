@@ -149,7 +149,7 @@ static int cmd_create(int argc, char **argv) {
   const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : amber_engine_by_id(a.engine)->name;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-      if (amber_parse_size(argv[++i], &a.data_size)) amber_fatal("--size %s is not a size; use e.g. 256M", argv[i]);
+      if (amber_options_parse_size(argv[++i], &a.data_size)) amber_fatal("--size %s is not a size; use e.g. 256M", argv[i]);
     } else if (!strcmp(argv[i], "--base") && i + 1 < argc) {
       a.base = strtoull(argv[++i], NULL, 0);
     } else if (!strcmp(argv[i], "--engine") && i + 1 < argc) {
@@ -206,7 +206,7 @@ static int cmd_info(int argc, char **argv) {
   model[sizeof o->fp.model] = 0;
   if (json) {
     printf("{\"path\": ");
-    amber_json_str(stdout, h.path);
+    amber_stats_json_str(stdout, h.path);
     printf(", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
            "\"data_bytes\": %llu, \"file_bytes\": %llu, \"engine_area_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
            "\"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu, "
@@ -218,7 +218,7 @@ static int cmd_info(int argc, char **argv) {
            (unsigned long long)dh->root_off, (unsigned long long)dh->root_size, state, v.pending ? "true" : "false",
            (unsigned long long)v.opens, bad ? "true" : "false", o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode),
            (unsigned long long)o->boundary, o->fp.ncpus, (unsigned long long)o->fp.tsc_khz);
-    amber_json_str(stdout, model);
+    amber_stats_json_str(stdout, model);
     printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu}}\n", (unsigned long long)o->offset, (unsigned long long)o->floor,
            (unsigned long long)o->seq);
   } else {
@@ -256,7 +256,7 @@ static int cmd_check(int argc, char **argv) {
   if (json) {
     static const char *const verdict[] = {"consistent", "damaged", "unusable"};
     printf("{\"path\": ");
-    amber_json_str(stdout, path);
+    amber_stats_json_str(stdout, path);
     printf(", \"status\": %d, \"result\": \"%s\", \"problems\": %d", rc, verdict[rc], r.problems);
     if (r.engine)
       printf(", \"engine\": \"%s\", \"state\": \"%s\", \"recovery_pending\": %s, \"used_objects\": %zu, \"used_bytes\": %zu, "

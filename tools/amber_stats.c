@@ -52,7 +52,7 @@ static int stats_heap(const char *path, int json) {
   const char *state = v.clean ? "clean" : "dirty";
   if (json) {
     printf("{\"path\": ");
-    amber_json_str(stdout, h.path);
+    amber_stats_json_str(stdout, h.path);
     printf(", \"version\": %u, \"engine\": \"%s\", \"state\": \"%s\", \"recovery_pending\": %s, \"opens\": %llu, "
            "\"engine_state_word\": \"0x%llx\", \"engine_state_tag\": ",
            hd->version, h.engine->name, state, v.pending ? "true" : "false", (unsigned long long)v.opens,

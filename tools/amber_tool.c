@@ -14,7 +14,7 @@ int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v
   v->clean = h->status->clean == AMBER_CLEAN;
   v->opens = h->status->opens;
   v->engine_state = h->status->engine_state;
-  v->pending = amber_recover_private(h, v->engine_state);
+  v->pending = amber_check_recover_private(h, v->engine_state);
   return 0;
 }
 

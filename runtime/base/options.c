@@ -21,7 +21,7 @@ static const char *upper_name(const char *s, char *buf) {
   return buf;
 }
 
-int amber_parse_size(const char *s, uint64_t *out) {
+int amber_options_parse_size(const char *s, uint64_t *out) {
   char *end;
   errno = 0;
   if (!isdigit((unsigned char)s[0])) return -1;
@@ -62,7 +62,7 @@ static void parse_bool(const char *name, const char *s, int *out) {
 }
 
 static void parse_size(const char *name, const char *s, uint64_t *out) {
-  if (amber_parse_size(s, out))
+  if (amber_options_parse_size(s, out))
     amber_fatal("%s=%s is not a size; use a number with an optional K, M or G suffix (e.g. 256M)", name, s);
 }
 

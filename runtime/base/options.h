@@ -25,7 +25,7 @@ extern struct amber_options amber_opt;
  * Idempotent. */
 void amber_options_load(void);
 /* Parses a size with optional K/M/G suffix; returns -1 when malformed. */
-int amber_parse_size(const char *s, uint64_t *out);
+int amber_options_parse_size(const char *s, uint64_t *out);
 /* Prints the option table (markdown when `markdown`, else plain text). */
 void amber_options_print(FILE *f, int markdown);
 

@@ -7,16 +7,16 @@
 
 int main(int argc, char **argv) {
   uint64_t v;
-  assert(amber_parse_size("4096", &v) == 0 && v == 4096);
-  assert(amber_parse_size("64K", &v) == 0 && v == 65536);
-  assert(amber_parse_size("3M", &v) == 0 && v == 3u << 20);
-  assert(amber_parse_size("2g", &v) == 0 && v == 2ull << 30);
-  assert(amber_parse_size("1MB", &v) == 0 && v == 1u << 20);
-  assert(amber_parse_size("0x1000", &v) == 0 && v == 4096);
-  assert(amber_parse_size("", &v) == -1);
-  assert(amber_parse_size("-1", &v) == -1);
-  assert(amber_parse_size("12Q", &v) == -1);
-  assert(amber_parse_size("99999999999T", &v) == -1);
+  assert(amber_options_parse_size("4096", &v) == 0 && v == 4096);
+  assert(amber_options_parse_size("64K", &v) == 0 && v == 65536);
+  assert(amber_options_parse_size("3M", &v) == 0 && v == 3u << 20);
+  assert(amber_options_parse_size("2g", &v) == 0 && v == 2ull << 30);
+  assert(amber_options_parse_size("1MB", &v) == 0 && v == 1u << 20);
+  assert(amber_options_parse_size("0x1000", &v) == 0 && v == 4096);
+  assert(amber_options_parse_size("", &v) == -1);
+  assert(amber_options_parse_size("-1", &v) == -1);
+  assert(amber_options_parse_size("12Q", &v) == -1);
+  assert(amber_options_parse_size("99999999999T", &v) == -1);
   amber_options_load();
   if (argc > 1 && !strcmp(argv[1], "env")) {
     assert(amber_opt.heap_size == 12u << 20 && amber_opt.heap_size_set);
