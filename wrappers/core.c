@@ -1,16 +1,11 @@
-/* The interceptors' common part: resolving the real functions, and reading
- * and writing the heap for code amber never compiled (docs/wrappers.md). */
+/* The interceptors' common part: resolving the real functions, the hook the
+ * runtime calls at heap open, and whole heap reads and writes for code amber
+ * never compiled (docs/wrappers.md). */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/diag.h"
-#include "tx/tx.h"
 #include "wrap.h"
-
-WRAP_REAL(memmove)
-WRAP_REAL(strnlen)
 
 static __thread int resolving; /* dlsym may allocate, and so call back into us */
 
@@ -28,87 +23,7 @@ _Noreturn void amber_wrap_missing(const char *name) {
 
 void amber_wrappers_heap_open(void) { amber_wrap_signals_install(); }
 
-/* ---- reading and writing the heap ---- */
-
-/* Heap reads need the engine (its committed versions may not be in the data
- * area yet): an engine without direct reads, a heap still open.  Otherwise
- * the data area holds the committed state and is read in place, at the
- * alias.  Either way libc never reads the canonical window itself: it is
- * inaccessible (strict mode) or may be stale. */
-static int engine_reads(void) {
-  return amber_tx_engine && !amber_tx_engine->direct_reads && !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
-}
-
-void amber_wrap_check_usable(const char *fn, const void *addr) {
-  if (__builtin_expect(amber_heap_forked, 0))
-    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) called %s() on heap %s memory at %p. A forked child "
-                "must not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
-                (int)getpid(), fn, amber_the_heap.path, addr);
-}
-
-void amber_wrap_read_tx(void (*fn)(void *), void *arg) {
-  /* In a transaction: its view; reads in place: no transaction needed. */
-  if (amber_thread()->depth > 0 || !engine_reads()) fn(arg);
-  else amber_tx_run_internal(fn, arg);
-}
-
-void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg) {
-  amber_wrap_check_usable(what, addr);
-  if (__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE))
-    amber_fatal("%s() wrote heap %s memory at %p after amber_close() closed the heap; close it only when the program is done with it",
-                what, amber_the_heap.path, addr);
-  amber_tx_run_internal(fn, arg);
-}
-
-/* Heap reads through the engine go in pieces that end on this alignment, so
- * a scan for a string's end reads few bytes past it. */
-#define PIECE 256u
-
-void amber_wrap_load(void *dst, const void *src, size_t n) {
-  uintptr_t b = __amber_heap_base, e = b + __amber_heap_size, a = (uintptr_t)src;
-  char *d = dst;
-  int engine = engine_reads();
-  struct amber_thread *t = engine ? amber_thread() : NULL;
-  while (n) {
-    size_t k;
-    if (a < b || a >= e) {
-      k = a < b && b - a < n ? b - a : n;
-      REAL(memmove)(d, (const void *)a, k);
-    } else {
-      k = e - a < n ? e - a : n;
-      if (engine) amber_tx_read(t, amber_heap_alias((const void *)a), d, k);
-      else REAL(memmove)(d, amber_heap_alias((const void *)a), k);
-    }
-    a += k;
-    d += k;
-    n -= k;
-  }
-}
-
-size_t amber_wrap_strnlen_tx(const char *s, size_t max) {
-  size_t i = 0;
-  while (i < max) {
-    const char *p = s + i;
-    if (!wrap_in_heap(p)) return i + REAL(strnlen)(p, max - i);
-    uintptr_t a = (uintptr_t)p, e = __amber_heap_base + __amber_heap_size;
-    if (!engine_reads()) {
-      /* In place, up to the window's end (a string may not run past it). */
-      size_t k = e - a < max - i ? e - a : max - i, z = REAL(strnlen)(amber_heap_alias(p), k);
-      if (z < k) return i + z;
-      i += k;
-      continue;
-    }
-    size_t k = PIECE - (a & (PIECE - 1));
-    if (k > e - a) k = e - a;
-    if (k > max - i) k = max - i;
-    char buf[PIECE];
-    amber_tx_read(amber_thread(), amber_heap_alias(p), buf, k);
-    const char *z = memchr(buf, 0, k);
-    if (z) return i + (size_t)(z - buf);
-    i += k;
-  }
-  return max;
-}
+/* ---- whole operations on the heap, on interpose.h's reading and writing ---- */
 
 struct copy_req {
   void *dst;
@@ -124,7 +39,7 @@ static void read_fn(void *arg) {
 void amber_wrap_read(void *dst, const void *src, size_t n) {
   if (!n) return;
   if (!wrap_touches(src, n)) {
-    REAL(memmove)(dst, src, n);
+    memmove(dst, src, n); /* the C library's (--wrap, real.c) */
     return;
   }
   amber_wrap_check_usable("read", src);

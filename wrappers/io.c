@@ -32,20 +32,11 @@ WRAP_REAL(fgets)
 WRAP_REAL(puts)
 WRAP_REAL(fputs)
 WRAP_REAL(fputs_unlocked)
-WRAP_REAL(strlen)
 WRAP_REAL(__read_chk)
 WRAP_REAL(__pread_chk)
 WRAP_REAL(__pread64_chk)
 WRAP_REAL(__fread_chk)
 WRAP_REAL(__fgets_chk)
-
-__attribute__((constructor(102))) static void resolve_io(void) {
-  (void)TRY_REAL(read), (void)TRY_REAL(pread), (void)TRY_REAL(pread64), (void)TRY_REAL(write), (void)TRY_REAL(pwrite);
-  (void)TRY_REAL(pwrite64), (void)TRY_REAL(fread), (void)TRY_REAL(fread_unlocked), (void)TRY_REAL(fwrite);
-  (void)TRY_REAL(fwrite_unlocked), (void)TRY_REAL(fgets), (void)TRY_REAL(puts), (void)TRY_REAL(fputs);
-  (void)TRY_REAL(fputs_unlocked), (void)TRY_REAL(strlen), (void)TRY_REAL(__read_chk), (void)TRY_REAL(__pread_chk);
-  (void)TRY_REAL(__pread64_chk), (void)TRY_REAL(__fread_chk), (void)TRY_REAL(__fgets_chk);
-}
 
 /* ---- bounce buffers ---- */
 
@@ -223,7 +214,7 @@ static char *heap_fgets(const char *fn, char *s, int n, FILE *f) {
   char *p = bounce_get(&b, (size_t)n);
   if (!p) return NULL;
   char *r = REAL(fgets)(p, n, f);
-  if (r) in_store(fn, s, p, REAL(strlen)(p) + 1);
+  if (r) in_store(fn, s, p, strlen(p) + 1);
   bounce_put(&b);
   return r ? s : NULL;
 }

@@ -1,4 +1,4 @@
-/* Lock-delimited failure-atomic sections (AMBER_FASE=locks; runtime/fase.c
+/* Lock-delimited failure-atomic sections (AMBER_FASE=locks; runtime/tx/fase.c
  * holds the model and its deadlock argument).  The program's mutexes and
  * rwlock write locks delimit sections: these interceptors count the locks a
  * thread holds, open a section at the outermost acquisition and end it
@@ -13,9 +13,6 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "base/diag.h"
-#include "tx/fase.h"
-#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(pthread_mutex_lock)
@@ -29,19 +26,12 @@ WRAP_REAL(pthread_rwlock_unlock)
 WRAP_REAL(pthread_cond_wait)
 WRAP_REAL(pthread_cond_timedwait)
 
-__attribute__((constructor(102))) static void resolve_locks(void) {
-  (void)TRY_REAL(pthread_mutex_lock), (void)TRY_REAL(pthread_mutex_trylock), (void)TRY_REAL(pthread_mutex_timedlock),
-      (void)TRY_REAL(pthread_mutex_unlock), (void)TRY_REAL(pthread_rwlock_wrlock), (void)TRY_REAL(pthread_rwlock_trywrlock),
-      (void)TRY_REAL(pthread_rwlock_timedwrlock), (void)TRY_REAL(pthread_rwlock_unlock), (void)TRY_REAL(pthread_cond_wait),
-      (void)TRY_REAL(pthread_cond_timedwait);
-}
-
 /* ---- acquisitions: section lock (outermost), then the program's ---- */
 
 /* `held` runs once the program's lock is held. */
 #define ACQUIRE(call, abstime, held)                                           \
   do {                                                                         \
-    struct amber_thread *t = amber_thread();                                   \
+    struct amber_thread *t = amber_interpose_thread();                         \
     int outer = amber_fase_enter(t, (abstime));                                \
     if (outer > 1) return outer; /* the section lock timed out */             \
     int e = (call);                                                            \
@@ -51,7 +41,7 @@ __attribute__((constructor(102))) static void resolve_locks(void) {
   } while (0)
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
-  if (!amber_fase_on()) return REAL(pthread_mutex_lock)(m);
+  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_lock)(m);
   ACQUIRE(REAL(pthread_mutex_lock)(m), NULL, (void)0);
 }
 
@@ -59,12 +49,12 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
  * program lock, so the wait cannot deadlock; it lasts one section at most),
  * then tries the program's lock. */
 int pthread_mutex_trylock(pthread_mutex_t *m) {
-  if (!amber_fase_on()) return REAL(pthread_mutex_trylock)(m);
+  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_trylock)(m);
   ACQUIRE(REAL(pthread_mutex_trylock)(m), NULL, (void)0);
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
-  if (!amber_fase_on()) return REAL(pthread_mutex_timedlock)(m, abstime);
+  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_timedlock)(m, abstime);
   ACQUIRE(REAL(pthread_mutex_timedlock)(m, abstime), abstime, (void)0);
 }
 
@@ -98,25 +88,25 @@ static void rw_drop(pthread_rwlock_t *l) {
 
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l) {
-  if (!amber_fase_on()) return REAL(pthread_rwlock_wrlock)(l);
+  if (!amber_interpose_fase_on()) return REAL(pthread_rwlock_wrlock)(l);
   ACQUIRE(REAL(pthread_rwlock_wrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l) {
-  if (!amber_fase_on()) return REAL(pthread_rwlock_trywrlock)(l);
+  if (!amber_interpose_fase_on()) return REAL(pthread_rwlock_trywrlock)(l);
   ACQUIRE(REAL(pthread_rwlock_trywrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l, const struct timespec *restrict abstime) {
-  if (!amber_fase_on()) return REAL(pthread_rwlock_timedwrlock)(l, abstime);
+  if (!amber_interpose_fase_on()) return REAL(pthread_rwlock_timedwrlock)(l, abstime);
   ACQUIRE(REAL(pthread_rwlock_timedwrlock)(l, abstime), abstime, rw_push(l));
 }
 
 /* ---- releases: commit (outermost), the program's release, section lock ---- */
 
 int pthread_mutex_unlock(pthread_mutex_t *m) {
-  if (!amber_fase_on()) return REAL(pthread_mutex_unlock)(m);
-  struct amber_thread *t = amber_thread();
+  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_unlock)(m);
+  struct amber_thread *t = amber_interpose_thread();
   int outer = amber_fase_leave(t);
   int e = REAL(pthread_mutex_unlock)(m);
   amber_fase_left(t, outer, e == 0);
@@ -124,8 +114,8 @@ int pthread_mutex_unlock(pthread_mutex_t *m) {
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l) {
-  if (!amber_fase_on() || !rw_find(l)) return REAL(pthread_rwlock_unlock)(l); /* a read lock */
-  struct amber_thread *t = amber_thread();
+  if (!amber_interpose_fase_on() || !rw_find(l)) return REAL(pthread_rwlock_unlock)(l); /* a read lock */
+  struct amber_thread *t = amber_interpose_thread();
   int outer = amber_fase_leave(t);
   int e = REAL(pthread_rwlock_unlock)(l);
   if (e == 0) rw_drop(l);
@@ -136,8 +126,8 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l) {
 /* ---- condition variables: the wait ends the section, the wake-up starts one ---- */
 
 int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m) {
-  if (!amber_fase_on()) return REAL(pthread_cond_wait)(c, m);
-  struct amber_thread *t = amber_thread();
+  if (!amber_interpose_fase_on()) return REAL(pthread_cond_wait)(c, m);
+  struct amber_thread *t = amber_interpose_thread();
   int ours = amber_fase_suspend(t, "pthread_cond_wait");
   int e = REAL(pthread_cond_wait)(c, m);
   if (ours) amber_fase_resume(t, m);
@@ -145,8 +135,8 @@ int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m) {
 }
 
 int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
-  if (!amber_fase_on()) return REAL(pthread_cond_timedwait)(c, m, abstime);
-  struct amber_thread *t = amber_thread();
+  if (!amber_interpose_fase_on()) return REAL(pthread_cond_timedwait)(c, m, abstime);
+  struct amber_thread *t = amber_interpose_thread();
   int ours = amber_fase_suspend(t, "pthread_cond_timedwait");
   int e = REAL(pthread_cond_timedwait)(c, m, abstime);
   if (ours) amber_fase_resume(t, m); /* ETIMEDOUT too: the mutex is held again */

@@ -3,11 +3,10 @@
  * reads of the heap are copied out by the runtime (libc cannot read the
  * canonical window), through the engine when it keeps committed versions
  * outside the data area (mvcc).  The pass rewrites these calls itself in
- * instrumented code (runtime/libc.c). */
+ * instrumented code (runtime/entry/libc.c). */
 #include <string.h>
 #include <strings.h>
 
-#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(memcpy)
@@ -19,11 +18,6 @@ WRAP_REAL(memchr)
 WRAP_REAL(__memcpy_chk)
 WRAP_REAL(__memmove_chk)
 WRAP_REAL(__memset_chk)
-
-__attribute__((constructor(102))) static void resolve_mem(void) {
-  (void)TRY_REAL(memcpy), (void)TRY_REAL(memmove), (void)TRY_REAL(memset), (void)TRY_REAL(memcmp), (void)TRY_REAL(bcmp), (void)TRY_REAL(memchr);
-  (void)TRY_REAL(__memcpy_chk), (void)TRY_REAL(__memmove_chk), (void)TRY_REAL(__memset_chk);
-}
 
 
 static void *plain_set(void *dst, int c, size_t n) {

@@ -28,7 +28,6 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "base/diag.h"
 #include "wrap.h"
 
 WRAP_REAL(vfprintf)
@@ -37,20 +36,11 @@ WRAP_REAL(vsprintf)
 WRAP_REAL(vsnprintf)
 WRAP_REAL(vasprintf)
 WRAP_REAL(snprintf)
-WRAP_REAL(fwrite)
-WRAP_REAL(write)
 WRAP_REAL(__vfprintf_chk)
 WRAP_REAL(__vdprintf_chk)
 WRAP_REAL(__vsprintf_chk)
 WRAP_REAL(__vsnprintf_chk)
 WRAP_REAL(__vasprintf_chk)
-
-__attribute__((constructor(102))) static void resolve_printf(void) {
-  (void)TRY_REAL(vfprintf), (void)TRY_REAL(vdprintf), (void)TRY_REAL(vsprintf), (void)TRY_REAL(vsnprintf);
-  (void)TRY_REAL(vasprintf), (void)TRY_REAL(snprintf), (void)TRY_REAL(fwrite), (void)TRY_REAL(write);
-  (void)TRY_REAL(__vfprintf_chk), (void)TRY_REAL(__vdprintf_chk), (void)TRY_REAL(__vsprintf_chk);
-  (void)TRY_REAL(__vsnprintf_chk), (void)TRY_REAL(__vasprintf_chk);
-}
 
 static _Noreturn void oom(void) { amber_fatal("out of memory formatting printf output that reads or writes the persistent heap"); }
 
@@ -530,9 +520,9 @@ static int to_file(const char *fn, FILE *f, int fd, int flag, const char *fmt, v
   int r = text(&j, mode, ap, &o);
   if (r == 0) {
     r = length(o.n);
-    if (r >= 0 && f && REAL(fwrite)(o.p, 1, o.n, f) != o.n) r = -1;
+    if (r >= 0 && f && fwrite(o.p, 1, o.n, f) != o.n) r = -1;
     for (size_t done = 0; r >= 0 && !f && done < o.n;) {
-      ssize_t w = REAL(write)(fd, o.p + done, o.n - done);
+      ssize_t w = write(fd, o.p + done, o.n - done);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) r = -1;
       else done += (size_t)w;

@@ -14,7 +14,7 @@
  * back.  Other ways to install a handler (sigset, sysv_signal, the raw
  * system call) are not seen; the handler they install simply runs.
  *
- * SIGSEGV is also how strict mode (runtime/strict.c) sees code amber did
+ * SIGSEGV is also how strict mode (runtime/heap/strict.c) sees code amber did
  * not instrument touch the heap's canonical window, so while the heap is
  * open amber's handler is installed for it whatever the statistics
  * options, and stays installed when the program sets its own handler: it
@@ -32,16 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/diag.h"
-#include "base/options.h"
-#include "stats.h"
-#include "heap/strict.h"
 #include "wrap.h"
 
 WRAP_REAL(sigaction)
 WRAP_REAL(signal)
-
-__attribute__((constructor(102))) static void resolve_signals(void) { (void)TRY_REAL(sigaction), (void)TRY_REAL(signal); }
 
 static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIGS (int)(sizeof fatal / sizeof fatal[0])
@@ -139,13 +133,13 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
 
 void amber_wrap_signals_install(void) {
   amber_stats_prepare_signal();
-  int stats = amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]);
+  int stats = amber_interpose_stats_at_signal_wanted();
   sigset_t saved;
   lock_take(&saved);
   for (int i = 0; i < NSIGS; i++) {
     int sig = fatal[i];
     /* SIGSEGV: strict mode's faults, reported whatever the program set. */
-    int chain = sig == SIGSEGV && amber_the_heap.window;
+    int chain = sig == SIGSEGV && amber_interpose_strict();
     if (!stats && !chain) continue;
     struct sigaction cur;
     if (st[sig].tracked || REAL(sigaction)(sig, NULL, &cur) != 0) continue;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(strlen)
@@ -21,17 +20,9 @@ WRAP_REAL(strcat)
 WRAP_REAL(strncat)
 WRAP_REAL(strdup)
 WRAP_REAL(strndup)
-WRAP_REAL(memset)
 WRAP_REAL(__strcpy_chk)
 WRAP_REAL(__strncpy_chk)
 WRAP_REAL(__strcat_chk)
-
-__attribute__((constructor(102))) static void resolve_str(void) {
-  (void)TRY_REAL(strlen), (void)TRY_REAL(strnlen), (void)TRY_REAL(strcmp), (void)TRY_REAL(strncmp);
-  (void)TRY_REAL(strchr), (void)TRY_REAL(strrchr), (void)TRY_REAL(strcpy), (void)TRY_REAL(strncpy);
-  (void)TRY_REAL(strcat), (void)TRY_REAL(strncat), (void)TRY_REAL(strdup), (void)TRY_REAL(strndup);
-  (void)TRY_REAL(memset), (void)TRY_REAL(__strcpy_chk), (void)TRY_REAL(__strncpy_chk), (void)TRY_REAL(__strcat_chk);
-}
 
 /* This string is in the heap: read it through amber_wrap_load. */
 static inline int heap_read(const void *s) { return __builtin_expect(wrap_in_heap(s), 0); }
@@ -200,7 +191,7 @@ static void read_fn(void *arg) {
   size_t max = r->c == NCPY || r->c == NCAT ? r->n : SIZE_MAX;
   size_t len = amber_wrap_strnlen_tx(r->a, max);
   amber_wrap_load(d, r->a, len);
-  if (r->c == NCPY) REAL(memset)(d + len, 0, r->n - len);
+  if (r->c == NCPY) memset(d + len, 0, r->n - len);
   else d[len] = 0;
 }
 

@@ -1,26 +1,21 @@
 /* Thread life cycle.  A thread gets its amber state lazily, on its first
- * amber call (runtime/tx.c), so threads that never touch the heap cost
+ * amber call (runtime/tx/thread.c), so threads that never touch the heap cost
  * nothing.  A thread created through pthread_create hands its state back
  * (the engine's per-thread logs first: thread_fini) as soon as its start
  * routine returns or it calls pthread_exit, before its thread-local
  * destructors run and before pthread_join returns; a state handed back is
  * reused by the next new thread, so the thread table holds as many states
  * as threads ever ran amber code at once.  The thread-exit key of
- * runtime/tx.c stays the fallback (cancelled threads, threads created
+ * runtime/tx/thread.c stays the fallback (cancelled threads, threads created
  * before the heap opened, amber calls from later destructors). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "tx/tx.h"
 #include "wrap.h"
 
 WRAP_REAL(pthread_create)
 WRAP_REAL(pthread_exit)
-
-__attribute__((constructor(102))) static void resolve_threads(void) {
-  (void)TRY_REAL(pthread_create), (void)TRY_REAL(pthread_exit);
-}
 
 struct start {
   void *(*fn)(void *);
@@ -37,7 +32,7 @@ static void *trampoline(void *p) {
 
 int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
   /* Before the heap opens: unchanged (the thread-exit key covers them). */
-  if (!__atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE)) return REAL(pthread_create)(th, attr, fn, arg);
+  if (!amber_interpose_ready()) return REAL(pthread_create)(th, attr, fn, arg);
   struct start *s = malloc(sizeof *s);
   if (!s) return EAGAIN;
   s->fn = fn;

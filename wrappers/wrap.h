@@ -1,24 +1,50 @@
-/* What the interceptors of wrappers/ share (docs/wrappers.md).
+/* What the interceptors of wrappers/ share: the one shape of an
+ * interceptor, the real functions behind them, and the heap window checks
+ * (docs/wrappers.md).
  *
- * Every interceptor has the same shape:
+ * The shape of an interceptor:
  *
- *   1. the arguments do not touch the heap window (or no heap is open): call
- *      the real function at once;
- *   2. otherwise reads of heap memory go through the engine's read path and
+ *   WRAP_REAL(memchr)               once per file, for each real function
+ *                                   the file calls by REAL()
+ *
+ *   void *memchr(const void *s, int c, size_t n) {
+ *     if (__builtin_expect(!wrap_touches(s, n), 1))    pass through
+ *       return REAL(memchr)(s, c, n);
+ *     ... the heap case, through interpose.h ...
+ *   }
+ *
+ *   1. Pass through at once when the runtime is not ready or no argument
+ *      touches the heap window: wrap_touches / wrap_in_heap are inline
+ *      range checks on the window, which is empty until the heap is open
+ *      and recovered, so one check covers both.  Interceptors whose
+ *      arguments are not memory test their own condition first, as cheap
+ *      (locks.c: amber_interpose_fase_on(), one relaxed load; fork.c,
+ *      threads.c: amber_interpose_ready()).
+ *   2. Otherwise reads of heap memory go through the engine's read path and
  *      writes into the heap run as a transaction of their own (or join the
  *      running one), so code amber never compiled sees committed data and
  *      its writes are crash-safe.
  *
- * The real function comes from dlsym(RTLD_NEXT, name), resolved once; a
- * result that points back at the interceptor is refused, and while dlsym
- * runs (it may allocate) a thread gets a plain fallback instead.
+ * The real function: WRAP_REAL(fn) looks up dlsym(RTLD_NEXT, "fn") once, and
+ * registers that look-up as a constructor of libamber, so every real
+ * function a file names is resolved when libamber is loaded, before any heap
+ * is open (no separate list to keep in step).  A result that points back at
+ * the interceptor is refused; while this thread is inside dlsym (which may
+ * allocate and so call back into us) TRY_REAL(fn) is NULL and the caller
+ * uses a plain fallback (byte loops, __libc_free).
+ *
+ * The runtime is reached only through runtime/interpose.h, included below:
+ * no other runtime header is included from wrappers/.
  *
  * libamber's own calls never reach an interceptor: libamber.so is linked
  * with --wrap for every intercepted name (runtime/CMakeLists.txt), so a
  * call to memcpy from runtime or wrapper code goes to __wrap_memcpy
- * (real.c), which calls the C library's.  Only the program's calls (and
- * other libraries') reach the exported interceptors, including calls made
- * by code the runtime runs: region bodies, thread start routines. */
+ * (real.c), which calls the C library's.  So a wrapper file calls a libc
+ * function it does not itself intercept by its plain name (real.c serves
+ * it); REAL() is for the functions the file defines.  Only the program's
+ * calls (and other libraries') reach the exported interceptors, including
+ * calls made by code the runtime runs: region bodies, thread start
+ * routines. */
 #ifndef AMBER_WRAP_H
 #define AMBER_WRAP_H
 
@@ -28,18 +54,18 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "heap/window.h"
+#include "interpose.h"
 
 /* ---- the real functions ---- */
 
 /* Returns dlsym(RTLD_NEXT, name), or NULL while this thread is already
- * inside dlsym, or when the symbol is missing or is `self`. */
+ * inside dlsym, or when the symbol is missing or is `self` (core.c). */
 void *amber_wrap_resolve(const char *name, void *self);
+_Noreturn void amber_wrap_missing(const char *name);
 
-/* REAL(fn) is the next definition of fn, of fn's own type, resolved on its
- * first use (all of them are resolved when libamber is loaded, before any
- * heap is open).  TRY_REAL(fn) may be NULL: only while this thread is inside
- * dlsym already; the mem and str interceptors then use a plain loop.
+/* REAL(fn) is the next definition of fn, of fn's own type, resolved at load
+ * (or on first use, when that comes first).  TRY_REAL(fn) may be NULL: only
+ * while this thread is inside dlsym already, or when fn is missing.
  * REAL(fn) stops the program with a message when fn cannot be found. */
 #define WRAP_REAL(fn)                                                          \
   static __typeof__(fn) *real_##fn;                                            \
@@ -54,10 +80,12 @@ void *amber_wrap_resolve(const char *name, void *self);
     __typeof__(fn) *f = try_real_##fn();                                       \
     if (__builtin_expect(f == NULL, 0)) amber_wrap_missing(#fn);               \
     return f;                                                                  \
+  }                                                                            \
+  __attribute__((constructor(102))) static void resolve_real_##fn(void) {      \
+    (void)try_real_##fn();                                                     \
   }
 #define REAL(fn) (get_real_##fn())
 #define TRY_REAL(fn) (try_real_##fn())
-_Noreturn void amber_wrap_missing(const char *name);
 
 /* ---- the heap window ---- */
 
@@ -75,33 +103,7 @@ static inline int wrap_in_heap(const void *p) {
          __atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED);
 }
 
-/* ---- the heap, for interceptors that touch it ---- */
-
-/* Heap memory is never read by the real functions: the canonical window is
- * inaccessible to code amber did not instrument (strict mode, runtime/
- * strict.c), and may be stale.  Interceptors read it with the functions
- * below, through the engine or in place at the alias. */
-
-/* Stops the program when an interceptor touches the heap where it may not:
- * in a child forked from the process that has the heap open, or after
- * amber_close().  `fn` names the libc function, `addr` the address. */
-void amber_wrap_check_usable(const char *fn, const void *addr);
-
-/* Runs fn(arg) as a transaction that reads (and perhaps writes) the heap:
- * joins the running transaction when the thread is in one (the read-only
- * case never upgrades it), else runs a transaction of its own (read: only
- * when the engine's committed state is not in place).  fn may be
- * run more than once (the engine re-runs aborted transactions): it must
- * only read the heap and write the heap or its own output. */
-void amber_wrap_read_tx(void (*fn)(void *), void *arg);
-void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg);
-
-/* Inside amber_wrap_*_tx: copies n bytes at src (heap or not) to volatile
- * dst, heap bytes through the engine. */
-void amber_wrap_load(void *dst, const void *src, size_t n);
-/* Inside amber_wrap_read_tx: the length of the string at s, at most max,
- * reading heap bytes through the engine. */
-size_t amber_wrap_strnlen_tx(const char *s, size_t max);
+/* ---- the heap, for interceptors that touch it (core.c, on interpose.h) ---- */
 
 /* Whole operations (each one transaction when the heap is involved). */
 /* Copies n bytes at src into volatile dst. */
@@ -138,9 +140,6 @@ int __asprintf_chk(char **strp, int flag, const char *fmt, ...);
 int __vasprintf_chk(char **strp, int flag, const char *fmt, va_list ap);
 _Noreturn void __chk_fail(void);
 
-/* Called by the runtime's initialisation (runtime/init.c) once the heap is
- * open, before the heap window is published. */
-void amber_wrappers_heap_open(void);
 /* signals.c: the fatal-signal handler (with AMBER_STATS / _FILE), at heap
  * open; and the heap-fault handler of a forked child. */
 void amber_wrap_signals_install(void);

@@ -1,0 +1,166 @@
+/* What the process layer gives the interceptors of wrappers/ (declared in
+ * interpose.h): whether a heap is open, reading and writing it for code
+ * amber never compiled, and the heap's side of fork and fatal signals. */
+#include "interpose.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "amber_interface.h"
+#include "base/diag.h"
+#include "base/options.h"
+#include "heap/strict.h"
+#include "heap/window.h"
+#include "stats.h"
+#include "tx/alloc.h"
+#include "tx/engine.h"
+#include "tx/fase.h"
+#include "tx/tx.h"
+
+/* ---- the process ---- */
+
+int amber_interpose_ready(void) { return __atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE) != NULL; }
+
+int amber_interpose_heap_mapped(void) { return amber_interpose_ready() && !amber_heap_forked && amber_the_heap.data; }
+
+const char *amber_interpose_heap_path(void) { return amber_the_heap.path; }
+
+void amber_interpose_forked(void) {
+  struct amber_heap *h = &amber_the_heap;
+  amber_heap_forked = 1;
+  __atomic_store_n(&amber_heap_closed, 1, __ATOMIC_RELEASE);
+  if (h->data) mprotect(h->data, h->hdr.data_size, PROT_NONE);
+  if (h->window) mprotect(h->window, h->hdr.data_size, PROT_NONE); /* readable with AMBER_STRICT=0 */
+  if (h->meta) mprotect(h->meta, AMBER_META_SIZE, PROT_NONE);
+  if (h->engine_area && h->hdr.engine_size) mprotect(h->engine_area, h->hdr.engine_size, PROT_NONE);
+  if (h->fd >= 0) {
+    close(h->fd); /* the parent's descriptor keeps the lock */
+    h->fd = -1;
+  }
+}
+
+static int within(const void *a, const void *base, uint64_t n) {
+  return base && (uintptr_t)a - (uintptr_t)base < n;
+}
+
+int amber_interpose_heap_contains(const void *addr) {
+  const struct amber_heap *h = &amber_the_heap;
+  return within(addr, h->data, h->hdr.data_size) || within(addr, h->window, h->hdr.data_size) ||
+         within(addr, h->meta, AMBER_META_SIZE) || within(addr, h->engine_area, h->hdr.engine_size);
+}
+
+/* ---- reading and writing the heap ---- */
+
+/* Heap reads need the engine (its committed versions may not be in the data
+ * area yet): an engine without direct reads, a heap still open.  Otherwise
+ * the data area holds the committed state and is read in place, at the
+ * alias.  Either way libc never reads the canonical window itself: it is
+ * inaccessible (strict mode) or may be stale. */
+static int engine_reads(void) {
+  return amber_tx_engine && !amber_tx_engine->direct_reads && !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
+}
+
+void amber_wrap_check_usable(const char *fn, const void *addr) {
+  if (__builtin_expect(amber_heap_forked, 0))
+    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) called %s() on heap %s memory at %p. A forked child "
+                "must not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
+                (int)getpid(), fn, amber_the_heap.path, addr);
+}
+
+void amber_wrap_read_tx(void (*fn)(void *), void *arg) {
+  /* In a transaction: its view; reads in place: no transaction needed. */
+  if (amber_thread()->depth > 0 || !engine_reads()) fn(arg);
+  else amber_tx_run_internal(fn, arg);
+}
+
+void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg) {
+  amber_wrap_check_usable(what, addr);
+  if (__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE))
+    amber_fatal("%s() wrote heap %s memory at %p after amber_close() closed the heap; close it only when the program is done with it",
+                what, amber_the_heap.path, addr);
+  amber_tx_run_internal(fn, arg);
+}
+
+/* Heap reads through the engine go in pieces that end on this alignment, so
+ * a scan for a string's end reads few bytes past it. */
+#define PIECE 256u
+
+/* memmove and strnlen here are the C library's: libamber.so is linked with
+ * --wrap for them (wrappers/real.c). */
+void amber_wrap_load(void *dst, const void *src, size_t n) {
+  uintptr_t b = __amber_heap_base, e = b + __amber_heap_size, a = (uintptr_t)src;
+  char *d = dst;
+  int engine = engine_reads();
+  struct amber_thread *t = engine ? amber_thread() : NULL;
+  while (n) {
+    size_t k;
+    if (a < b || a >= e) {
+      k = a < b && b - a < n ? b - a : n;
+      memmove(d, (const void *)a, k);
+    } else {
+      k = e - a < n ? e - a : n;
+      if (engine) amber_tx_read(t, amber_heap_alias((const void *)a), d, k);
+      else memmove(d, amber_heap_alias((const void *)a), k);
+    }
+    a += k;
+    d += k;
+    n -= k;
+  }
+}
+
+size_t amber_wrap_strnlen_tx(const char *s, size_t max) {
+  size_t i = 0;
+  while (i < max) {
+    const char *p = s + i;
+    if (!amber_in_heap(p)) return i + strnlen(p, max - i);
+    uintptr_t a = (uintptr_t)p, e = __amber_heap_base + __amber_heap_size;
+    if (!engine_reads()) {
+      /* In place, up to the window's end (a string may not run past it). */
+      size_t k = e - a < max - i ? e - a : max - i, z = strnlen(amber_heap_alias(p), k);
+      if (z < k) return i + z;
+      i += k;
+      continue;
+    }
+    size_t k = PIECE - (a & (PIECE - 1));
+    if (k > e - a) k = e - a;
+    if (k > max - i) k = max - i;
+    char buf[PIECE];
+    amber_tx_read(amber_thread(), amber_heap_alias(p), buf, k);
+    const char *z = memchr(buf, 0, k);
+    if (z) return i + (size_t)(z - buf);
+    i += k;
+  }
+  return max;
+}
+
+static void pfree_fn(void *p) { amber_pfree(amber_thread(), p); }
+
+void amber_interpose_free(void *p) { amber_tx_run_internal(pfree_fn, p); }
+
+struct realloc_req {
+  void *p;
+  size_t n;
+  void *result;
+};
+
+static void prealloc_fn(void *arg) {
+  struct realloc_req *r = arg;
+  r->result = __amber_realloc(r->p, r->n);
+}
+
+void *amber_interpose_realloc(void *p, size_t n) {
+  struct realloc_req r = {p, n, NULL};
+  amber_tx_run_internal(prealloc_fn, &r);
+  return r.result;
+}
+
+/* ---- threads and sections ---- */
+
+struct amber_thread *amber_interpose_thread(void) { return amber_thread(); }
+
+/* ---- fatal signals ---- */
+
+int amber_interpose_stats_at_signal_wanted(void) { return amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]); }
+
+int amber_interpose_strict(void) { return amber_the_heap.window != NULL; }

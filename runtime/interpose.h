@@ -1,0 +1,138 @@
+/* The process layer's face for the interceptors of wrappers/: everything
+ * they reach of the runtime, and nothing else (docs/wrappers.md).
+ *
+ * wrappers/ includes no other runtime header (a layering check in CI
+ * rejects one).  The names below are declared here rather than taken from
+ * the lower layers' headers, so the interceptors see neither the heap's,
+ * the thread's nor the engine's layout; runtime/interpose.c includes both
+ * this header and those, so the compiler checks that each declaration here
+ * matches its definition.  The few variables are here for inline checks on
+ * the interceptors' hot paths (a range check, one relaxed load); everything
+ * else is a function. */
+#ifndef AMBER_INTERPOSE_H
+#define AMBER_INTERPOSE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* ---- the heap window (heap/window.c), for inline checks ---- */
+
+/* The canonical data area [__amber_heap_base, + __amber_heap_size); size 0
+ * while no heap is open (published last, once the runtime is ready). */
+extern uintptr_t __amber_heap_base;
+extern uintptr_t __amber_heap_size;
+/* This process is a child forked while the heap was open (wrappers/fork.c
+ * sets it through amber_interpose_forked). */
+extern int amber_heap_forked;
+
+/* ---- diagnostics (base/diag.c) ---- */
+
+_Noreturn void amber_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int amber_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- the process: is a heap open, mapped, usable ---- */
+
+/* The runtime is ready: the heap is open and recovered, its engine fixed. */
+int amber_interpose_ready(void);
+/* The heap is mapped in this process, and this is not a forked child. */
+int amber_interpose_heap_mapped(void);
+/* The heap file's path, for messages. */
+const char *amber_interpose_heap_path(void);
+/* In the child of a fork: the heap's mappings become inaccessible, the
+ * heap counts as closed, its descriptor is closed (docs/wrappers.md). */
+void amber_interpose_forked(void);
+/* addr lies in one of the heap's mappings (data, window, metadata, engine
+ * area). */
+int amber_interpose_heap_contains(const void *addr);
+
+/* ---- reading and writing the heap (runtime/interpose.c) ---- */
+
+/* Heap memory is never read by the real functions: the canonical window is
+ * inaccessible to code amber did not instrument (strict mode), and may be
+ * stale.  Interceptors read it with the functions below, through the
+ * engine or in place at the alias. */
+
+/* Stops the program when an interceptor touches the heap where it may not:
+ * in a child forked from the process that has the heap open.  `fn` names
+ * the libc function, `addr` the address. */
+void amber_wrap_check_usable(const char *fn, const void *addr);
+
+/* Runs fn(arg) as a transaction that reads (and perhaps writes) the heap:
+ * joins the running transaction when the thread is in one (the read-only
+ * case never upgrades it), else runs a transaction of its own (read: only
+ * when the engine's committed state is not in place).  fn may be
+ * run more than once (the engine re-runs aborted transactions): it must
+ * only read the heap and write the heap or its own output.  write_tx also
+ * stops the program after amber_close(). */
+void amber_wrap_read_tx(void (*fn)(void *), void *arg);
+void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg);
+
+/* Inside amber_wrap_*_tx: copies n bytes at src (heap or not) to volatile
+ * dst, heap bytes through the engine. */
+void amber_wrap_load(void *dst, const void *src, size_t n);
+/* Inside amber_wrap_read_tx: the length of the string at s, at most max,
+ * reading heap bytes through the engine. */
+size_t amber_wrap_strnlen_tx(const char *s, size_t max);
+
+/* free / realloc of a persistent pointer, each its own transaction (joins
+ * the running one). */
+void amber_interpose_free(void *p);
+void *amber_interpose_realloc(void *p, size_t n);
+
+/* ---- the pass's libc entry points (entry/libc.c), run inside
+ * amber_wrap_write_tx: one implementation of heap copies and strings ---- */
+
+void *__amber_memmove(void *dst, const void *src, size_t n);
+void *__amber_memset(void *dst, int c, size_t n);
+char *__amber_strcpy(char *dst, const char *src);
+char *__amber_strncpy(char *dst, const char *src, size_t n);
+char *__amber_strcat(char *dst, const char *src);
+char *__amber_strncat(char *dst, const char *src, size_t n);
+
+/* ---- threads (tx/thread.c) ---- */
+
+/* The calling thread is ending: hands its amber state back (nothing when
+ * it has none). */
+void amber_thread_retire(void);
+
+/* ---- lock-delimited sections, AMBER_FASE=locks (tx/fase.c) ---- */
+
+/* Set once, at initialisation, before the heap window is published. */
+extern int amber_fase_locks;
+/* The lock interceptors' whole cost without AMBER_FASE=locks. */
+static inline int amber_interpose_fase_on(void) { return __atomic_load_n(&amber_fase_locks, __ATOMIC_RELAXED); }
+
+struct amber_thread; /* opaque here */
+/* The calling thread's state (made on its first use). */
+struct amber_thread *amber_interpose_thread(void);
+int amber_fase_enter(struct amber_thread *t, const struct timespec *abstime);
+void amber_fase_entered(struct amber_thread *t, int outer, int ok);
+int amber_fase_leave(struct amber_thread *t);
+void amber_fase_left(struct amber_thread *t, int outer, int ok);
+int amber_fase_suspend(struct amber_thread *t, const char *fn);
+void amber_fase_resume(struct amber_thread *t, pthread_mutex_t *mutex);
+
+/* ---- fatal signals (wrappers/signals.c) ---- */
+
+/* AMBER_STATS or AMBER_STATS_FILE asks for statistics at a fatal signal. */
+int amber_interpose_stats_at_signal_wanted(void);
+/* Strict mode: the canonical window is inaccessible, SIGSEGV reports. */
+int amber_interpose_strict(void);
+/* In the SIGSEGV handler: reports and ends the process when the fault is in
+ * the heap window (heap/strict.c); returns otherwise. */
+void amber_strict_fault(const siginfo_t *si, void *uc);
+/* stats.c: set up at heap open, then print from the signal handler. */
+void amber_stats_prepare_signal(void);
+void amber_stats_at_signal(void);
+
+/* ---- what wrappers/ gives the runtime ---- */
+
+/* Called by the runtime's initialisation (runtime/init.c, a weak
+ * reference: absent from the static archive) once the heap is open, before
+ * the heap window is published. */
+void amber_wrappers_heap_open(void);
+
+#endif
