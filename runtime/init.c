@@ -20,11 +20,8 @@
 #include "stats.h"
 #include "heap/strict.h"
 #include "init.h"
+#include "interpose.h"
 #include "tx/tx.h"
-
-/* libamber.so's interceptors (wrappers/core.c); absent from the static
- * runtime. */
-extern void amber_wrappers_heap_open(void) __attribute__((weak));
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -91,7 +88,7 @@ static void init(void) {
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_tx_engine->name, amber_pm_mode_name());
   amber_strict_open(h);
-  if (amber_wrappers_heap_open) amber_wrappers_heap_open();
+  amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers */
   /* Base first: a check that sees the new size also sees the new base
    * (initialisation normally runs before main, with one thread). */
   __atomic_store_n(&__amber_heap_base, (uintptr_t)h->window, __ATOMIC_RELEASE);

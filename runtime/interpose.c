@@ -20,6 +20,15 @@
 
 /* ---- the process ---- */
 
+/* Set once, by a wrappers/ constructor, before main. */
+static void (*on_heap_open)(void);
+
+void amber_interpose_on_heap_open(void (*fn)(void)) { on_heap_open = fn; }
+
+void amber_interpose_heap_opened(void) {
+  if (on_heap_open) on_heap_open();
+}
+
 int amber_interpose_ready(void) { return __atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE) != NULL; }
 
 int amber_interpose_heap_mapped(void) { return amber_interpose_ready() && !amber_heap_forked && amber_the_heap.data; }
@@ -61,21 +70,21 @@ static int engine_reads(void) {
   return amber_tx_engine && !amber_tx_engine->direct_reads && !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
 }
 
-void amber_wrap_check_usable(const char *fn, const void *addr) {
+void amber_interpose_check_usable(const char *fn, const void *addr) {
   if (__builtin_expect(amber_heap_forked, 0))
     amber_fatal("fork() in a process with an open amber heap: the child (pid %d) called %s() on heap %s memory at %p. A forked child "
                 "must not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
                 (int)getpid(), fn, amber_the_heap.path, addr);
 }
 
-void amber_wrap_read_tx(void (*fn)(void *), void *arg) {
+void amber_interpose_read_tx(void (*fn)(void *), void *arg) {
   /* In a transaction: its view; reads in place: no transaction needed. */
   if (amber_thread()->depth > 0 || !engine_reads()) fn(arg);
   else amber_tx_run_internal(fn, arg);
 }
 
-void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg) {
-  amber_wrap_check_usable(what, addr);
+void amber_interpose_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg) {
+  amber_interpose_check_usable(what, addr);
   if (__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE))
     amber_fatal("%s() wrote heap %s memory at %p after amber_close() closed the heap; close it only when the program is done with it",
                 what, amber_the_heap.path, addr);
@@ -88,7 +97,7 @@ void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *),
 
 /* memmove and strnlen here are the C library's: libamber.so is linked with
  * --wrap for them (wrappers/real.c). */
-void amber_wrap_load(void *dst, const void *src, size_t n) {
+void amber_interpose_load(void *dst, const void *src, size_t n) {
   uintptr_t b = __amber_heap_base, e = b + __amber_heap_size, a = (uintptr_t)src;
   char *d = dst;
   int engine = engine_reads();
@@ -109,7 +118,7 @@ void amber_wrap_load(void *dst, const void *src, size_t n) {
   }
 }
 
-size_t amber_wrap_strnlen_tx(const char *s, size_t max) {
+size_t amber_interpose_strnlen_tx(const char *s, size_t max) {
   size_t i = 0;
   while (i < max) {
     const char *p = s + i;

@@ -58,7 +58,7 @@ int amber_interpose_heap_contains(const void *addr);
 /* Stops the program when an interceptor touches the heap where it may not:
  * in a child forked from the process that has the heap open.  `fn` names
  * the libc function, `addr` the address. */
-void amber_wrap_check_usable(const char *fn, const void *addr);
+void amber_interpose_check_usable(const char *fn, const void *addr);
 
 /* Runs fn(arg) as a transaction that reads (and perhaps writes) the heap:
  * joins the running transaction when the thread is in one (the read-only
@@ -67,15 +67,15 @@ void amber_wrap_check_usable(const char *fn, const void *addr);
  * run more than once (the engine re-runs aborted transactions): it must
  * only read the heap and write the heap or its own output.  write_tx also
  * stops the program after amber_close(). */
-void amber_wrap_read_tx(void (*fn)(void *), void *arg);
-void amber_wrap_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg);
+void amber_interpose_read_tx(void (*fn)(void *), void *arg);
+void amber_interpose_write_tx(const char *what, const void *addr, void (*fn)(void *), void *arg);
 
 /* Inside amber_wrap_*_tx: copies n bytes at src (heap or not) to volatile
  * dst, heap bytes through the engine. */
-void amber_wrap_load(void *dst, const void *src, size_t n);
-/* Inside amber_wrap_read_tx: the length of the string at s, at most max,
+void amber_interpose_load(void *dst, const void *src, size_t n);
+/* Inside amber_interpose_read_tx: the length of the string at s, at most max,
  * reading heap bytes through the engine. */
-size_t amber_wrap_strnlen_tx(const char *s, size_t max);
+size_t amber_interpose_strnlen_tx(const char *s, size_t max);
 
 /* free / realloc of a persistent pointer, each its own transaction (joins
  * the running one). */
@@ -83,7 +83,7 @@ void amber_interpose_free(void *p);
 void *amber_interpose_realloc(void *p, size_t n);
 
 /* ---- the pass's libc entry points (entry/libc.c), run inside
- * amber_wrap_write_tx: one implementation of heap copies and strings ---- */
+ * amber_interpose_write_tx: one implementation of heap copies and strings ---- */
 
 void *__amber_memmove(void *dst, const void *src, size_t n);
 void *__amber_memset(void *dst, int c, size_t n);
@@ -130,9 +130,12 @@ void amber_stats_at_signal(void);
 
 /* ---- what wrappers/ gives the runtime ---- */
 
-/* Called by the runtime's initialisation (runtime/init.c, a weak
- * reference: absent from the static archive) once the heap is open, before
- * the heap window is published. */
-void amber_wrappers_heap_open(void);
+/* The interceptors register, from a constructor, what to run once the heap
+ * is open, before the heap window is published (the fatal-signal
+ * handlers).  A registration, not a call by name: no runtime layer depends
+ * on wrappers/, and the static runtime (no wrappers) simply has none. */
+void amber_interpose_on_heap_open(void (*fn)(void));
+/* init.c: the heap is open; runs what was registered. */
+void amber_interpose_heap_opened(void);
 
 #endif

@@ -21,7 +21,8 @@ _Noreturn void amber_wrap_missing(const char *name) {
   amber_fatal("cannot find the C library's %s() behind libamber's interceptor; is libamber loaded before libc (LD_PRELOAD)?", name);
 }
 
-void amber_wrappers_heap_open(void) { amber_wrap_signals_install(); }
+/* The fatal-signal handlers go in when the heap opens. */
+__attribute__((constructor)) static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }
 
 /* ---- whole operations on the heap, on interpose.h's reading and writing ---- */
 
@@ -33,7 +34,7 @@ struct copy_req {
 
 static void read_fn(void *arg) {
   struct copy_req *r = arg;
-  amber_wrap_load(r->dst, r->src, r->n);
+  amber_interpose_load(r->dst, r->src, r->n);
 }
 
 void amber_wrap_read(void *dst, const void *src, size_t n) {
@@ -42,9 +43,9 @@ void amber_wrap_read(void *dst, const void *src, size_t n) {
     memmove(dst, src, n); /* the C library's (--wrap, real.c) */
     return;
   }
-  amber_wrap_check_usable("read", src);
+  amber_interpose_check_usable("read", src);
   struct copy_req r = {dst, src, n};
-  amber_wrap_read_tx(read_fn, &r);
+  amber_interpose_read_tx(read_fn, &r);
 }
 
 static void write_fn(void *arg) {
@@ -55,7 +56,7 @@ static void write_fn(void *arg) {
 void amber_wrap_write(const char *what, void *dst, const void *src, size_t n) {
   if (!n) return;
   struct copy_req r = {dst, src, n};
-  amber_wrap_write_tx(what, dst, write_fn, &r);
+  amber_interpose_write_tx(what, dst, write_fn, &r);
 }
 
 struct str_req {
@@ -66,8 +67,8 @@ struct str_req {
 
 static void str_fn(void *arg) {
   struct str_req *r = arg;
-  r->len = amber_wrap_strnlen_tx(r->s, r->max);
-  if (r->len < r->cap) amber_wrap_load(r->buf, r->s, r->len);
+  r->len = amber_interpose_strnlen_tx(r->s, r->max);
+  if (r->len < r->cap) amber_interpose_load(r->buf, r->s, r->len);
 }
 
 char *amber_wrap_strndup(const char *s, size_t max, size_t *len) {
@@ -79,7 +80,7 @@ char *amber_wrap_strndup(const char *s, size_t max, size_t *len) {
       return NULL;
     }
     r.buf = nb;
-    amber_wrap_read_tx(str_fn, &r);
+    amber_interpose_read_tx(str_fn, &r);
     if (r.len < r.cap) break;
     r.cap = r.len + 1; /* it grew meanwhile, or was longer than the guess */
   }

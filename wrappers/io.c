@@ -78,7 +78,7 @@ static void in_store(const char *fn, void *dst, const char *src, size_t n) {
 
 #define READ_LIKE(fn, call)                                                    \
   do {                                                                         \
-    amber_wrap_check_usable(fn, buf);                                          \
+    amber_interpose_check_usable(fn, buf);                                          \
     struct bounce b;                                                           \
     char *p = bounce_get(&b, n);                                               \
     if (!p) return -1;                                                         \
@@ -90,7 +90,7 @@ static void in_store(const char *fn, void *dst, const char *src, size_t n) {
 
 #define WRITE_LIKE(fn, call)                                                   \
   do {                                                                         \
-    amber_wrap_check_usable(fn, buf);                                          \
+    amber_interpose_check_usable(fn, buf);                                          \
     struct bounce b;                                                           \
     const char *p = out_copy(&b, buf, n);                                      \
     if (!p) return -1;                                                         \
@@ -156,7 +156,7 @@ static size_t total(size_t size, size_t n) {
 
 #define FREAD_LIKE(fn, realfn)                                                 \
   do {                                                                         \
-    amber_wrap_check_usable(fn, ptr);                                          \
+    amber_interpose_check_usable(fn, ptr);                                          \
     struct bounce b;                                                           \
     char *p = bounce_get(&b, t);                                               \
     if (!p) return 0;                                                          \
@@ -168,7 +168,7 @@ static size_t total(size_t size, size_t n) {
 
 #define FWRITE_LIKE(fn, realfn)                                                \
   do {                                                                         \
-    amber_wrap_check_usable(fn, ptr);                                          \
+    amber_interpose_check_usable(fn, ptr);                                          \
     struct bounce b;                                                           \
     const char *p = out_copy(&b, ptr, t);                                      \
     if (!p) return 0;                                                          \
@@ -209,7 +209,7 @@ size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *f) {
 }
 
 static char *heap_fgets(const char *fn, char *s, int n, FILE *f) {
-  amber_wrap_check_usable(fn, s);
+  amber_interpose_check_usable(fn, s);
   struct bounce b;
   char *p = bounce_get(&b, (size_t)n);
   if (!p) return NULL;
@@ -235,7 +235,7 @@ char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
 
 #define PUTS_LIKE(fn, call)                                                    \
   do {                                                                         \
-    amber_wrap_check_usable(fn, s);                                            \
+    amber_interpose_check_usable(fn, s);                                            \
     char *p = amber_wrap_strndup(s, (size_t)-1, NULL);                         \
     if (!p) {                                                                  \
       errno = ENOMEM;                                                          \

@@ -47,10 +47,10 @@ static void set_fn(void *arg) {
 
 /* A copy that touches the heap (either side, overlapping or not). */
 static void *heap_move(const char *fn, void *dst, const void *src, size_t n) {
-  amber_wrap_check_usable(fn, wrap_touches(dst, n) ? dst : src);
+  amber_interpose_check_usable(fn, wrap_touches(dst, n) ? dst : src);
   if (wrap_touches(dst, n)) {
     struct move_req r = {dst, src, n, 0};
-    amber_wrap_write_tx(fn, dst, move_fn, &r);
+    amber_interpose_write_tx(fn, dst, move_fn, &r);
   } else {
     amber_wrap_read(dst, src, n);
   }
@@ -59,7 +59,7 @@ static void *heap_move(const char *fn, void *dst, const void *src, size_t n) {
 
 static void *heap_set(void *dst, int c, size_t n) {
   struct move_req r = {dst, NULL, n, c};
-  amber_wrap_write_tx("memset", dst, set_fn, &r);
+  amber_interpose_write_tx("memset", dst, set_fn, &r);
   return dst;
 }
 
@@ -78,8 +78,8 @@ static void cmp_fn(void *arg) {
   r->result = 0;
   for (size_t i = 0; i < r->n; i += PIECE) {
     size_t k = r->n - i < PIECE ? r->n - i : PIECE;
-    amber_wrap_load(x, r->a + i, k);
-    amber_wrap_load(y, r->b + i, k);
+    amber_interpose_load(x, r->a + i, k);
+    amber_interpose_load(y, r->b + i, k);
     int d = REAL(memcmp)(x, y, k);
     if (d) {
       r->result = d;
@@ -94,7 +94,7 @@ static void chr_fn(void *arg) {
   r->found = NULL;
   for (size_t i = 0; i < r->n; i += PIECE) {
     size_t k = r->n - i < PIECE ? r->n - i : PIECE;
-    amber_wrap_load(x, r->a + i, k);
+    amber_interpose_load(x, r->a + i, k);
     const unsigned char *z = REAL(memchr)(x, r->result, k);
     if (z) {
       r->found = r->a + i + (z - x);
@@ -132,9 +132,9 @@ void *memset(void *dst, int c, size_t n) {
 }
 
 static int heap_cmp(const char *fn, const void *a, const void *b, size_t n) {
-  amber_wrap_check_usable(fn, wrap_touches(a, n) ? a : b);
+  amber_interpose_check_usable(fn, wrap_touches(a, n) ? a : b);
   struct cmp_req r = {a, b, n, 0, NULL};
-  amber_wrap_read_tx(cmp_fn, &r);
+  amber_interpose_read_tx(cmp_fn, &r);
   return r.result;
 }
 
@@ -151,9 +151,9 @@ int bcmp(const void *a, const void *b, size_t n) {
 
 void *memchr(const void *s, int c, size_t n) {
   if (__builtin_expect(!wrap_touches(s, n), 1)) return REAL(memchr)(s, c, n);
-  amber_wrap_check_usable("memchr", s);
+  amber_interpose_check_usable("memchr", s);
   struct cmp_req r = {s, NULL, n, (unsigned char)c, NULL};
-  amber_wrap_read_tx(chr_fn, &r);
+  amber_interpose_read_tx(chr_fn, &r);
   return (void *)r.found;
 }
 

@@ -269,7 +269,7 @@ static int plan(struct job *j, const char *fn, const char *fmt, va_list ap, int 
   j->fmt = fmt;
   j->specs = j->local;
   if (wrap_in_heap(fmt)) {
-    amber_wrap_check_usable(fn, fmt);
+    amber_interpose_check_usable(fn, fmt);
     j->fmt = j->fmt_copy = amber_wrap_strndup(fmt, SIZE_MAX, NULL);
     if (!j->fmt) oom();
   }
@@ -285,7 +285,7 @@ static int plan(struct job *j, const char *fn, const char *fmt, va_list ap, int 
     struct spec *s = &j->specs[i];
     if (s->conv == 'n' && s->v.p && wrap_touches(s->v.p, 1)) s->heap = 1;
     if ((s->conv == 's' || s->conv == 'S') && s->v.p && wrap_in_heap(s->v.p)) {
-      amber_wrap_check_usable(fn, s->v.p);
+      amber_interpose_check_usable(fn, s->v.p);
       s->heap = 1;
     }
     if (s->heap) mode = PIECES;
@@ -305,15 +305,15 @@ static void copy_fn(void *arg) {
     int prec = s->ppos ? s->prec : s->lit_prec;
     size_t max = s->dot && prec >= 0 ? (size_t)prec : (size_t)-1;
     if (!wide_str(s)) {
-      s->clen = amber_wrap_strnlen_tx(s->v.p, max);
-      if (s->clen < s->cap) amber_wrap_load(s->copy, s->v.p, s->clen);
+      s->clen = amber_interpose_strnlen_tx(s->v.p, max);
+      if (s->clen < s->cap) amber_interpose_load(s->copy, s->v.p, s->clen);
     } else {
       const wchar_t *w = s->v.p;
       size_t n = 0;
       for (;; n++) {
         wchar_t c;
         if (!wrap_touches(w + n, sizeof c)) break; /* left the heap: stop (as at a NUL) */
-        amber_wrap_load(&c, w + n, sizeof c);
+        amber_interpose_load(&c, w + n, sizeof c);
         if (!c) break;
         if (n < s->cap / sizeof c) ((wchar_t *)s->copy)[n] = c;
       }
@@ -338,7 +338,7 @@ static void copy_heap_strings(struct job *j) {
       again = 1;
     }
     if (!again) break;
-    amber_wrap_read_tx(copy_fn, j);
+    amber_interpose_read_tx(copy_fn, j);
   }
   for (size_t i = 0; i < j->nspecs; i++) {
     struct spec *s = &j->specs[i];

@@ -24,7 +24,7 @@ WRAP_REAL(__strcpy_chk)
 WRAP_REAL(__strncpy_chk)
 WRAP_REAL(__strcat_chk)
 
-/* This string is in the heap: read it through amber_wrap_load. */
+/* This string is in the heap: read it through amber_interpose_load. */
 static inline int heap_read(const void *s) { return __builtin_expect(wrap_in_heap(s), 0); }
 
 /* ---- a byte cursor over a string: heap bytes through the engine, in
@@ -45,7 +45,7 @@ static inline unsigned char next_byte(struct cursor *c) {
   uintptr_t a = (uintptr_t)c->p, e = __amber_heap_base + __amber_heap_size;
   size_t k = PIECE - (a & (PIECE - 1));
   if (k > e - a) k = e - a;
-  amber_wrap_load(c->buf, c->p, k);
+  amber_interpose_load(c->buf, c->p, k);
   c->p += k;
   c->have = k;
   c->pos = 1;
@@ -75,9 +75,9 @@ static void cmp_fn(void *arg) {
 }
 
 static int heap_cmp(const char *fn, const char *a, const char *b, size_t n) {
-  amber_wrap_check_usable(fn, wrap_in_heap(a) ? a : b);
+  amber_interpose_check_usable(fn, wrap_in_heap(a) ? a : b);
   struct str_req r = {.a = a, .b = b, .n = n};
-  amber_wrap_read_tx(cmp_fn, &r);
+  amber_interpose_read_tx(cmp_fn, &r);
   return r.result;
 }
 
@@ -96,9 +96,9 @@ static void chr_fn(void *arg) {
 }
 
 static char *heap_chr(const char *fn, const char *s, int c, int last) {
-  amber_wrap_check_usable(fn, s);
+  amber_interpose_check_usable(fn, s);
   struct str_req r = {.a = s, .c = c, .n = (size_t)last};
-  amber_wrap_read_tx(chr_fn, &r);
+  amber_interpose_read_tx(chr_fn, &r);
   return (char *)r.found;
 }
 
@@ -109,13 +109,13 @@ struct len_req {
 
 static void len_fn(void *arg) {
   struct len_req *r = arg;
-  r->len = amber_wrap_strnlen_tx(r->s, r->max);
+  r->len = amber_interpose_strnlen_tx(r->s, r->max);
 }
 
 static size_t heap_len(const char *fn, const char *s, size_t max) {
-  amber_wrap_check_usable(fn, s);
+  amber_interpose_check_usable(fn, s);
   struct len_req r = {s, max, 0};
-  amber_wrap_read_tx(len_fn, &r);
+  amber_interpose_read_tx(len_fn, &r);
   return r.len;
 }
 
@@ -158,13 +158,13 @@ char *strrchr(const char *s, int c) {
 
 char *strdup(const char *s) {
   if (!heap_read(s)) return REAL(strdup)(s);
-  amber_wrap_check_usable("strdup", s);
+  amber_interpose_check_usable("strdup", s);
   return amber_wrap_strndup(s, SIZE_MAX, NULL); /* volatile, as libc's */
 }
 
 char *strndup(const char *s, size_t n) {
   if (!heap_read(s)) return REAL(strndup)(s, n);
-  amber_wrap_check_usable("strndup", s);
+  amber_interpose_check_usable("strndup", s);
   return amber_wrap_strndup(s, n, NULL);
 }
 
@@ -189,8 +189,8 @@ static void read_fn(void *arg) {
   char *d = r->dst;
   if (r->c == CAT || r->c == NCAT) d += REAL(strlen)(d);
   size_t max = r->c == NCPY || r->c == NCAT ? r->n : SIZE_MAX;
-  size_t len = amber_wrap_strnlen_tx(r->a, max);
-  amber_wrap_load(d, r->a, len);
+  size_t len = amber_interpose_strnlen_tx(r->a, max);
+  amber_interpose_load(d, r->a, len);
   if (r->c == NCPY) memset(d + len, 0, r->n - len);
   else d[len] = 0;
 }
@@ -199,10 +199,10 @@ static char *heap_str(const char *fn, int op, char *dst, const char *src, size_t
   struct str_req r = {.a = src, .dst = dst, .n = n, .c = op};
   int into = op == NCPY ? wrap_touches(dst, n) : wrap_in_heap(dst);
   if (into) {
-    amber_wrap_write_tx(fn, dst, write_fn, &r);
+    amber_interpose_write_tx(fn, dst, write_fn, &r);
   } else {
-    amber_wrap_check_usable(fn, src);
-    amber_wrap_read_tx(read_fn, &r);
+    amber_interpose_check_usable(fn, src);
+    amber_interpose_read_tx(read_fn, &r);
   }
   return dst;
 }
