@@ -26,7 +26,7 @@ struct amber_heap {
   /* AMBER_OPEN_AT_BASE: the canonical window at hdr.base, the addresses the
    * program holds.  PROT_NONE (strict) or PROT_READ
    * (AMBER_OPEN_WINDOW_READ): code amber never instrumented that touches it
-   * faults (runtime/strict.c), and amber itself never dereferences it.
+   * faults (heap/strict.c), and amber itself never dereferences it.
    * NULL otherwise. */
   char *window;
   char *engine_area;             /* mapping of the engine's area (or NULL) */

@@ -36,7 +36,7 @@ struct amber_thread {
   int iso;         /* isolation level of the outermost region (AMBER_SI, ...) */
   int kind;        /* its kind: AMBER_KIND_ATOMIC or AMBER_KIND_PERSISTENT */
   void *held_lock; /* a runtime mutex held across engine calls (released on abort) */
-  /* Lock-delimited sections (AMBER_FASE=locks, runtime/fase.c): the
+  /* Lock-delimited sections (AMBER_FASE=locks, tx/fase.c): the
    * program's mutexes and rwlock write locks this thread holds (counted
    * through the interceptors), and the section's state. */
   int fase_locks;
@@ -121,7 +121,7 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
 void amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
                             int writer, int iso);
 
-/* A lock-delimited section's transaction (runtime/fase.c): opened in place
+/* A lock-delimited section's transaction (tx/fase.c): opened in place
  * by tx.c, with no closure and no restart point (an AMBER_KIND_PERSISTENT
  * writer, which no engine restarts), by the first region, internal write or
  * outside store of a section (t->fase == AMBER_FASE_HELD, t->depth == 0);
