@@ -1,5 +1,6 @@
 /* The public API of include/amber.h that works on the process's heap
  * (amber_root, amber_usage): it opens the heap at first use. */
+#include <stdio.h>
 #include <string.h>
 
 #include "tx/alloc.h"
@@ -48,7 +49,9 @@ void *amber_root(size_t size) {
   if (dh->root_off && dh->root_size == size && amber_tx_engine->direct_reads)
     return amber_heap_canonical(amber_the_heap.data + dh->root_off);
   struct root_req r = {size, NULL};
-  amber_tx_run_internal(root_fn, &r);
+  char what[64];
+  snprintf(what, sizeof what, "amber_root(%zu bytes)", size);
+  amber_tx_run_internal_named(what, root_fn, &r);
   return r.result;
 }
 

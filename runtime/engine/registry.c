@@ -54,6 +54,7 @@ int amber_engine_heap_open(const char *path, int flags, struct amber_heap *h) {
                 (unsigned long long)hd->engine_size, h->engine->name);
     return fail(h);
   }
+  if ((flags & AMBER_OPEN_WRITE) && h->engine->gate && h->engine->gate(path, 0) != 0) return fail(h);
   if (amber_heap_map(h, flags) != 0) return -1;
   if (h->engine->validate(h) != 0 || amber_alloc_validate(h) != 0) return fail(h);
   return 0;

@@ -69,6 +69,7 @@ struct amber_thread *amber_thread_slow(void) {
   if (!t) amber_fatal("out of memory for thread state");
   t->depth = 0;
   t->desc = NULL;
+  t->what = NULL;
   t->fase = t->fase_locks = 0; /* a reused state holds no program lock */
   t->stack_lo = 0;
   pthread_attr_t attr;

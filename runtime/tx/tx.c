@@ -3,6 +3,7 @@
  * sections' transactions and the runtime's own internal transactions. */
 #include "tx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,7 @@ static void finish(struct amber_thread *t) {
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
   t->nvfree = 0;
   t->desc = NULL;
+  t->what = NULL;
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
@@ -154,7 +156,7 @@ void amber_tx_section_commit(struct amber_thread *t) {
   finish(t);
 }
 
-void amber_tx_run_internal(void (*fn)(void *), void *arg) {
+void amber_tx_run_internal_named(const char *what, void (*fn)(void *), void *arg) {
   struct amber_thread *t = amber_thread();
   amber_tx_join_section(t);
   if (t->depth > 0) {
@@ -162,5 +164,18 @@ void amber_tx_run_internal(void (*fn)(void *), void *arg) {
     fn(arg);
     return;
   }
+  t->what = what;
   amber_tx_run_outermost(t, NULL, fn, arg, 1, 0 /* AMBER_ISO_DEFAULT */);
+}
+
+void amber_tx_run_internal(void (*fn)(void *), void *arg) { amber_tx_run_internal_named(NULL, fn, arg); }
+
+const char *amber_tx_name(const struct amber_thread *t) {
+  static __thread char buf[256];
+  if (t->desc) {
+    snprintf(buf, sizeof buf, "region %s", t->desc->name ? t->desc->name : "?");
+    return buf;
+  }
+  if (t->fase == AMBER_FASE_OPEN) return "a lock-delimited section (AMBER_FASE=locks)";
+  return t->what ? t->what : "amber's own transaction (a free, realloc or store outside regions)";
 }

@@ -42,6 +42,9 @@ struct amber_thread {
   int fase_locks;
   int fase; /* AMBER_FASE_NONE, _HELD (no transaction yet) or _OPEN */
   struct __amber_region_desc *desc;
+  /* An internal transaction (desc NULL): what it does, for messages
+   * ("amber_root(1048576 bytes)"); NULL when unnamed. */
+  const char *what;
   sigjmp_buf restart;
   uintptr_t run_sp;                 /* stack pointer at __amber_run */
   uintptr_t stack_lo;               /* lowest address of this thread's stack */
@@ -137,8 +140,15 @@ static inline void amber_tx_join_section(struct amber_thread *t) {
 }
 
 /* Runs fn(arg) as a writing transaction of the runtime itself (amber_root,
- * free outside regions); joins the running transaction when there is one. */
+ * free outside regions); joins the running transaction when there is one.
+ * _named: `what` says what it does in the engines' messages (it must live
+ * until the transaction ends). */
 void amber_tx_run_internal(void (*fn)(void *), void *arg);
+void amber_tx_run_internal_named(const char *what, void (*fn)(void *), void *arg);
+
+/* The running transaction for a message: "region NAME", "irrevocable
+ * region NAME", or the internal transaction's name. */
+const char *amber_tx_name(const struct amber_thread *t);
 
 /* The engine's transactional read/write path, for runtime code. */
 static inline void amber_tx_read(struct amber_thread *t, const void *addr, void *dst, size_t n) {

@@ -23,6 +23,11 @@ static uint64_t want_clog(void) { return (amber_opt.mvcc_clog + AMBER_PAGE - 1) 
 
 static int mv_gate(const char *path, int creating) {
   amber_options_load();
+  /* The TLog is the process's (DRAM), so it is checked at every open: a
+   * ring too small for one block's copy would refuse every write. */
+  if (amber_opt.mvcc_tlog < 2 * AMBER_PAGE || amber_opt.mvcc_tlog > (1ull << 36))
+    return amber_error("AMBER_MVCC_TLOG=%llu for heap %s: each thread's TLog takes 8K to 64G (default 8M)",
+                       (unsigned long long)amber_opt.mvcc_tlog, path);
   if (!creating) return 0;
   if (!block_ok(want_block()))
     return amber_error("AMBER_BLOCK=%llu for new heap %s: the mvcc block size must be a power of two between 16 and 4096 bytes",

@@ -109,9 +109,9 @@ void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, cons
     if (__atomic_load_n(&c->lock, __ATOMIC_RELAXED) != solo_mark(m)) {
       uint64_t was = __atomic_load_n(&mv.mts[blk], __ATOMIC_RELAXED);
       if (!mv_clog_undo(blk, was ? was : 1, master))
-        amber_fatal("irrevocable region %s writes more than %llu distinct %llu-byte blocks, more than the CLog of heap %s holds; "
+        amber_fatal("%s (irrevocable) writes more than %llu distinct %llu-byte blocks, more than the CLog of heap %s holds; "
                     "raise AMBER_MVCC_CLOG for new heaps",
-                    t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)mv.clog_n,
+                    amber_tx_name(t), (unsigned long long)mv.clog_n,
                     (unsigned long long)mv.block, mv.heap->path);
       __atomic_store_n(&mv.mts[blk], 0, __ATOMIC_RELAXED);
       amber_pm_wrote(&mv.mts[blk], sizeof mv.mts[blk]);

@@ -199,9 +199,9 @@ static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
     struct mv_copy *x = mv_ring_alloc(m);
     if (x) return x;
     if (m->head - m->txstart >= m->nslots)
-      amber_fatal("region %s writes more than %llu distinct %llu-byte blocks, more than its thread's TLog holds; raise AMBER_MVCC_TLOG "
+      amber_fatal("%s writes more than %llu distinct %llu-byte blocks, more than its thread's TLog holds; raise AMBER_MVCC_TLOG "
                   "(now %llu bytes)",
-                  t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)m->nslots,
+                  amber_tx_name(t), (unsigned long long)m->nslots,
                   (unsigned long long)mv.block, (unsigned long long)mv.tlog_bytes);
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
     /* AMBER_PERSISTENT regions never abort: wait for readers to move on. */
@@ -354,9 +354,9 @@ void mv_commit(struct amber_thread *t) {
   }
   /* A checkpoint round takes all of a transaction's blocks at once. */
   if (m->head - m->txstart > mv.clog_n)
-    amber_fatal("region %s writes %llu distinct %llu-byte blocks, more than the CLog of heap %s holds (%llu); raise AMBER_MVCC_CLOG "
+    amber_fatal("%s writes %llu distinct %llu-byte blocks, more than the CLog of heap %s holds (%llu); raise AMBER_MVCC_CLOG "
                 "for new heaps",
-                t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)(m->head - m->txstart),
+                amber_tx_name(t), (unsigned long long)(m->head - m->txstart),
                 (unsigned long long)mv.block, mv.heap->path, (unsigned long long)mv.clog_n);
   /* Room in the OLog for this transaction's record, before anything is
    * published (its blocks stay locked meanwhile): the operational record
@@ -371,9 +371,9 @@ void mv_commit(struct amber_thread *t) {
     int r = mv_olog_reserve(m, rec);
     if (r > 0) break;
     if (r < 0)
-      amber_fatal("region %s writes a %llu-byte OLog record, more than its thread's OLog ring holds; raise AMBER_MVCC_OLOG for "
+      amber_fatal("%s writes a %llu-byte OLog record, more than its thread's OLog ring holds; raise AMBER_MVCC_OLOG for "
                   "new heaps (this heap's rings hold %llu bytes)",
-                  t->desc && t->desc->name ? t->desc->name : "(runtime)", (unsigned long long)rec,
+                  amber_tx_name(t), (unsigned long long)rec,
                   (unsigned long long)mv.olog_bytes);
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
     mv_backoff(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on */
