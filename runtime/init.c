@@ -34,6 +34,7 @@ static void init(void) {
   amber_pm_init();
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
   amber_fase_init();  /* AMBER_FASE: likewise */
+  amber_stats_check_file(); /* AMBER_STATS_FILE: likewise */
   char path[PATH_MAX];
   if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
   else amber_heap_default_path(path, sizeof path);

@@ -3,6 +3,7 @@
  * stores, the clock and the engine's own figures. */
 #include "stats.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,6 +144,18 @@ void amber_stats_print(void) { amber_stats_write(stderr, 0); }
 /* The statistics are printed and written once: at exit, at amber_close, or
  * when a fatal signal ends the process. */
 static int stats_done;
+
+void amber_stats_check_file(void) {
+  if (!(amber_opt.stats_file_set && amber_opt.stats_file[0])) return;
+  /* Created now (not truncated: it is written whole at exit), so a path
+   * that cannot be written stops the program before its heap is touched,
+   * instead of an error at exit after a run that counted for nothing. */
+  int fd = open(amber_opt.stats_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    amber_fatal("cannot write AMBER_STATS_FILE=%s: %s; check the directory exists and is writable, or unset AMBER_STATS_FILE",
+                amber_opt.stats_file, strerror(errno));
+  close(fd);
+}
 
 void amber_stats_at_exit(void) {
   if (__atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;

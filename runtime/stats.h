@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* At initialisation, before any heap is touched: fatal when AMBER_STATS_FILE
+ * names a file that cannot be written. */
+void amber_stats_check_file(void);
 /* Prints (AMBER_STATS) and writes (AMBER_STATS_FILE) the statistics once. */
 void amber_stats_at_exit(void);
 void amber_stats_write(FILE *f, int json);
