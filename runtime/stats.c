@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "amber.h"
@@ -147,14 +148,30 @@ static int stats_done;
 
 void amber_stats_check_file(void) {
   if (!(amber_opt.stats_file_set && amber_opt.stats_file[0])) return;
-  /* Created now (not truncated: it is written whole at exit), so a path
-   * that cannot be written stops the program before its heap is touched,
-   * instead of an error at exit after a run that counted for nothing. */
-  int fd = open(amber_opt.stats_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
+  /* Checked, not created: the file appears only when statistics are
+   * written (not, for one, when the program's own handler takes a fatal
+   * signal).  A path that cannot be written stops the program before its
+   * heap is touched, instead of an error at exit after a run that counted
+   * for nothing. */
+  const char *path = amber_opt.stats_file;
+  int ok;
+  if (access(path, F_OK) == 0) {
+    ok = access(path, W_OK) == 0;
+  } else {
+    errno = 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    struct stat st;
+    ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
+    if (!ok && errno == 0) errno = ENOTDIR;
+  }
+  if (!ok)
     amber_fatal("cannot write AMBER_STATS_FILE=%s: %s; check the directory exists and is writable, or unset AMBER_STATS_FILE",
-                amber_opt.stats_file, strerror(errno));
-  close(fd);
+                path, strerror(errno));
 }
 
 void amber_stats_at_exit(void) {
