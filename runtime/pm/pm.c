@@ -227,10 +227,7 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
 
 /* ---- sites and planted bugs ---- */
 
-/* Weak: a program that links pm/ without any flushing layer (a tool that
- * only reads the clock) has no such section; it then has no sites. */
-extern const struct amber_pm_site __start_amber_pm_sites[] __attribute__((weak));
-extern const struct amber_pm_site __stop_amber_pm_sites[] __attribute__((weak));
+extern const struct amber_pm_site __start_amber_pm_sites[], __stop_amber_pm_sites[];
 
 static int site_order(const void *a, const void *b) {
   const struct amber_pm_site *x = *(const struct amber_pm_site *const *)a, *y = *(const struct amber_pm_site *const *)b;
