@@ -3,13 +3,13 @@
  * amber never compiled, and the heap's side of fork and fatal signals. */
 #include "interpose.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "amber_interface.h"
 #include "base/diag.h"
-#include "base/options.h"
 #include "heap/strict.h"
 #include "heap/window.h"
 #include "stats.h"
@@ -32,8 +32,6 @@ void amber_interpose_heap_opened(void) {
 int amber_interpose_ready(void) { return __atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE) != NULL; }
 
 int amber_interpose_heap_mapped(void) { return amber_interpose_ready() && !amber_heap_forked && amber_the_heap.data; }
-
-const char *amber_interpose_heap_path(void) { return amber_the_heap.path; }
 
 void amber_interpose_forked(void) {
   struct amber_heap *h = &amber_the_heap;
@@ -71,10 +69,11 @@ static int engine_reads(void) {
 }
 
 void amber_interpose_check_usable(const char *fn, const void *addr) {
-  if (__builtin_expect(amber_heap_forked, 0))
-    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) called %s() on heap %s memory at %p. A forked child "
-                "must not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
-                (int)getpid(), fn, amber_the_heap.path, addr);
+  if (__builtin_expect(amber_heap_forked, 0)) {
+    char did[96];
+    snprintf(did, sizeof did, "called %s() on", fn);
+    amber_heap_forked_fatal(did, addr);
+  }
 }
 
 void amber_interpose_read_tx(void (*fn)(void *), void *arg) {
@@ -169,7 +168,5 @@ void *amber_interpose_realloc(void *p, size_t n) {
 struct amber_thread *amber_interpose_thread(void) { return amber_thread(); }
 
 /* ---- fatal signals ---- */
-
-int amber_interpose_stats_at_signal_wanted(void) { return amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]); }
 
 int amber_interpose_strict(void) { return amber_the_heap.window != NULL; }

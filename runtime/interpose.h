@@ -2,8 +2,9 @@
  * they reach of the runtime, and nothing else (docs/wrappers.md).
  *
  * wrappers/ includes no other runtime header (a layering check in CI
- * rejects one).  The names below are declared here rather than taken from
- * the lower layers' headers, so the interceptors see neither the heap's,
+ * rejects one).  Apart from three self-contained headers (below), the
+ * names are declared here rather than taken from the lower layers'
+ * headers, so the interceptors see neither the heap's,
  * the thread's nor the engine's layout; runtime/interpose.c includes both
  * this header and those, so the compiler checks that each declaration here
  * matches its definition.  The few variables are here for inline checks on
@@ -18,6 +19,14 @@
 #include <stdint.h>
 #include <time.h>
 
+/* Whole headers the interceptors use as they are: the pass's ABI (the
+ * __amber_* libc entry points, one implementation of heap copies and
+ * strings, run inside amber_interpose_write_tx), the diagnostics, and the
+ * lock-delimited sections' calls.  Each includes nothing of the runtime. */
+#include "amber_interface.h"
+#include "base/diag.h"
+#include "tx/fase.h"
+
 /* ---- the heap window (heap/window.c), for inline checks ---- */
 
 /* The canonical data area [__amber_heap_base, + __amber_heap_size); size 0
@@ -28,19 +37,14 @@ extern uintptr_t __amber_heap_size;
  * sets it through amber_interpose_forked). */
 extern int amber_heap_forked;
 
-/* ---- diagnostics (base/diag.c) ---- */
-
-_Noreturn void amber_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int amber_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* ---- the process: is a heap open, mapped, usable ---- */
 
 /* The runtime is ready: the heap is open and recovered, its engine fixed. */
 int amber_interpose_ready(void);
 /* The heap is mapped in this process, and this is not a forked child. */
 int amber_interpose_heap_mapped(void);
-/* The heap file's path, for messages. */
-const char *amber_interpose_heap_path(void);
+/* A forked child touched its parent's heap: prints the error (heap/window.h). */
+int amber_heap_forked_error(const char *did, const void *addr);
 /* In the child of a fork: the heap's mappings become inaccessible, the
  * heap counts as closed, its descriptor is closed (docs/wrappers.md). */
 void amber_interpose_forked(void);
@@ -82,43 +86,23 @@ size_t amber_interpose_strnlen_tx(const char *s, size_t max);
 void amber_interpose_free(void *p);
 void *amber_interpose_realloc(void *p, size_t n);
 
-/* ---- the pass's libc entry points (entry/libc.c), run inside
- * amber_interpose_write_tx: one implementation of heap copies and strings ---- */
-
-void *__amber_memmove(void *dst, const void *src, size_t n);
-void *__amber_memset(void *dst, int c, size_t n);
-char *__amber_strcpy(char *dst, const char *src);
-char *__amber_strncpy(char *dst, const char *src, size_t n);
-char *__amber_strcat(char *dst, const char *src);
-char *__amber_strncat(char *dst, const char *src, size_t n);
-
 /* ---- threads (tx/thread.c) ---- */
 
 /* The calling thread is ending: hands its amber state back (nothing when
  * it has none). */
 void amber_thread_retire(void);
 
-/* ---- lock-delimited sections, AMBER_FASE=locks (tx/fase.c) ---- */
-
-/* Set once, at initialisation, before the heap window is published. */
-extern int amber_fase_locks;
-/* The lock interceptors' whole cost without AMBER_FASE=locks. */
-static inline int amber_interpose_fase_on(void) { return __atomic_load_n(&amber_fase_locks, __ATOMIC_RELAXED); }
+/* ---- lock-delimited sections, AMBER_FASE=locks: tx/fase.h (included
+ * above), written for these interceptors ---- */
 
 struct amber_thread; /* opaque here */
 /* The calling thread's state (made on its first use). */
 struct amber_thread *amber_interpose_thread(void);
-int amber_fase_enter(struct amber_thread *t, const struct timespec *abstime);
-void amber_fase_entered(struct amber_thread *t, int outer, int ok);
-int amber_fase_leave(struct amber_thread *t);
-void amber_fase_left(struct amber_thread *t, int outer, int ok);
-int amber_fase_suspend(struct amber_thread *t, const char *fn);
-void amber_fase_resume(struct amber_thread *t, pthread_mutex_t *mutex);
 
 /* ---- fatal signals (wrappers/signals.c) ---- */
 
-/* AMBER_STATS or AMBER_STATS_FILE asks for statistics at a fatal signal. */
-int amber_interpose_stats_at_signal_wanted(void);
+/* stats.c: AMBER_STATS or AMBER_STATS_FILE asks for the statistics. */
+int amber_stats_wanted(void);
 /* Strict mode: the canonical window is inaccessible, SIGSEGV reports. */
 int amber_interpose_strict(void);
 /* In the SIGSEGV handler: reports and ends the process when the fault is in

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "amber.h"
@@ -146,39 +145,37 @@ void amber_stats_print(void) { amber_stats_write(stderr, 0); }
  * when a fatal signal ends the process. */
 static int stats_done;
 
+/* AMBER_STATS_FILE, or NULL when unset or empty. */
+static const char *stats_file(void) {
+  return amber_opt.stats_file_set && amber_opt.stats_file[0] ? amber_opt.stats_file : NULL;
+}
+
+int amber_stats_wanted(void) { return amber_opt.stats || stats_file(); }
+
 void amber_stats_check_file(void) {
-  if (!(amber_opt.stats_file_set && amber_opt.stats_file[0])) return;
-  /* Checked, not created: the file appears only when statistics are
-   * written (not, for one, when the program's own handler takes a fatal
-   * signal).  A path that cannot be written stops the program before its
-   * heap is touched, instead of an error at exit after a run that counted
-   * for nothing. */
-  const char *path = amber_opt.stats_file;
-  int ok;
-  if (access(path, F_OK) == 0) {
-    ok = access(path, W_OK) == 0;
-  } else {
-    errno = 0;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
-    struct stat st;
-    ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
-    if (!ok && errno == 0) errno = ENOTDIR;
+  const char *path = stats_file();
+  if (!path) return;
+  /* The file appears only when statistics are written (not, for one, when
+   * the program's own handler takes a fatal signal): a file this makes to
+   * show the path can be written is removed again.  A path that cannot be
+   * written stops the program before its heap is touched, instead of an
+   * error at exit after a run that counted for nothing. */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    close(fd);
+    unlink(path);
+    return;
   }
-  if (!ok)
-    amber_fatal("cannot write AMBER_STATS_FILE=%s: %s; check the directory exists and is writable, or unset AMBER_STATS_FILE",
-                path, strerror(errno));
+  if (errno == EEXIST && access(path, W_OK) == 0) return;
+  amber_fatal("cannot write AMBER_STATS_FILE=%s: %s; check the directory exists and is writable, or unset AMBER_STATS_FILE", path,
+              strerror(errno));
 }
 
 void amber_stats_at_exit(void) {
   if (__atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;
   if (amber_opt.stats) amber_stats_print();
-  if (amber_opt.stats_file_set && amber_opt.stats_file[0]) {
-    FILE *f = fopen(amber_opt.stats_file, "w");
+  if (stats_file()) {
+    FILE *f = fopen(stats_file(), "w");
     if (!f) {
       amber_error("cannot write AMBER_STATS_FILE=%s; check the directory exists and is writable", amber_opt.stats_file);
       return;
@@ -197,7 +194,7 @@ static char sig_buf[16384];
 static FILE *sig_stream;
 
 void amber_stats_prepare_signal(void) {
-  if (sig_stream || !(amber_opt.stats || (amber_opt.stats_file_set && amber_opt.stats_file[0]))) return;
+  if (sig_stream || !amber_stats_wanted()) return;
   FILE *f = fmemopen(sig_buf, sizeof sig_buf, "w");
   if (f && setvbuf(f, NULL, _IONBF, 0) != 0) {
     fclose(f);
@@ -220,8 +217,8 @@ static void signal_write(int fd, int json) {
 void amber_stats_at_signal(void) {
   if (!sig_stream || __atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;
   if (amber_opt.stats) signal_write(2, 0);
-  if (amber_opt.stats_file_set && amber_opt.stats_file[0]) {
-    int fd = open(amber_opt.stats_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (stats_file()) {
+    int fd = open(stats_file(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
       static const char msg[] = "amber: error: cannot write AMBER_STATS_FILE; check the directory exists and is writable\n";
       ssize_t w = write(2, msg, sizeof msg - 1);

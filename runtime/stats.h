@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* AMBER_STATS or AMBER_STATS_FILE asks for the statistics. */
+int amber_stats_wanted(void);
 /* At initialisation, before any heap is touched: fatal when AMBER_STATS_FILE
  * names a file that cannot be written. */
 void amber_stats_check_file(void);

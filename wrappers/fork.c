@@ -35,9 +35,7 @@ static void in_child(void) {
 int amber_wrap_fork_fault(int sig, void *addr) {
   (void)sig;
   if (!amber_interpose_heap_contains(addr)) return 0;
-  amber_error("fork() in a process with an open amber heap: the child (pid %d) touched heap %s memory at %p. A forked child must "
-              "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
-              (int)getpid(), amber_interpose_heap_path(), addr);
+  amber_heap_forked_error("touched", addr);
   return 1;
 }
 

@@ -41,7 +41,7 @@ WRAP_REAL(pthread_cond_timedwait)
   } while (0)
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_lock)(m);
+  if (!amber_fase_on()) return REAL(pthread_mutex_lock)(m);
   ACQUIRE(REAL(pthread_mutex_lock)(m), NULL, (void)0);
 }
 
@@ -49,12 +49,12 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
  * program lock, so the wait cannot deadlock; it lasts one section at most),
  * then tries the program's lock. */
 int pthread_mutex_trylock(pthread_mutex_t *m) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_trylock)(m);
+  if (!amber_fase_on()) return REAL(pthread_mutex_trylock)(m);
   ACQUIRE(REAL(pthread_mutex_trylock)(m), NULL, (void)0);
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_timedlock)(m, abstime);
+  if (!amber_fase_on()) return REAL(pthread_mutex_timedlock)(m, abstime);
   ACQUIRE(REAL(pthread_mutex_timedlock)(m, abstime), abstime, (void)0);
 }
 
@@ -88,24 +88,24 @@ static void rw_drop(pthread_rwlock_t *l) {
 
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_rwlock_wrlock)(l);
+  if (!amber_fase_on()) return REAL(pthread_rwlock_wrlock)(l);
   ACQUIRE(REAL(pthread_rwlock_wrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_rwlock_trywrlock)(l);
+  if (!amber_fase_on()) return REAL(pthread_rwlock_trywrlock)(l);
   ACQUIRE(REAL(pthread_rwlock_trywrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l, const struct timespec *restrict abstime) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_rwlock_timedwrlock)(l, abstime);
+  if (!amber_fase_on()) return REAL(pthread_rwlock_timedwrlock)(l, abstime);
   ACQUIRE(REAL(pthread_rwlock_timedwrlock)(l, abstime), abstime, rw_push(l));
 }
 
 /* ---- releases: commit (outermost), the program's release, section lock ---- */
 
 int pthread_mutex_unlock(pthread_mutex_t *m) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_mutex_unlock)(m);
+  if (!amber_fase_on()) return REAL(pthread_mutex_unlock)(m);
   struct amber_thread *t = amber_interpose_thread();
   int outer = amber_fase_leave(t);
   int e = REAL(pthread_mutex_unlock)(m);
@@ -114,7 +114,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m) {
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l) {
-  if (!amber_interpose_fase_on() || !rw_find(l)) return REAL(pthread_rwlock_unlock)(l); /* a read lock */
+  if (!amber_fase_on() || !rw_find(l)) return REAL(pthread_rwlock_unlock)(l); /* a read lock */
   struct amber_thread *t = amber_interpose_thread();
   int outer = amber_fase_leave(t);
   int e = REAL(pthread_rwlock_unlock)(l);
@@ -126,7 +126,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l) {
 /* ---- condition variables: the wait ends the section, the wake-up starts one ---- */
 
 int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_cond_wait)(c, m);
+  if (!amber_fase_on()) return REAL(pthread_cond_wait)(c, m);
   struct amber_thread *t = amber_interpose_thread();
   int ours = amber_fase_suspend(t, "pthread_cond_wait");
   int e = REAL(pthread_cond_wait)(c, m);
@@ -135,7 +135,7 @@ int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m) {
 }
 
 int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
-  if (!amber_interpose_fase_on()) return REAL(pthread_cond_timedwait)(c, m, abstime);
+  if (!amber_fase_on()) return REAL(pthread_cond_timedwait)(c, m, abstime);
   struct amber_thread *t = amber_interpose_thread();
   int ours = amber_fase_suspend(t, "pthread_cond_timedwait");
   int e = REAL(pthread_cond_timedwait)(c, m, abstime);

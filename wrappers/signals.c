@@ -133,7 +133,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
 
 void amber_wrap_signals_install(void) {
   amber_stats_prepare_signal();
-  int stats = amber_interpose_stats_at_signal_wanted();
+  int stats = amber_stats_wanted();
   sigset_t saved;
   lock_take(&saved);
   for (int i = 0; i < NSIGS; i++) {

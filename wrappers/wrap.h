@@ -18,7 +18,7 @@
  *      range checks on the window, which is empty until the heap is open
  *      and recovered, so one check covers both.  Interceptors whose
  *      arguments are not memory test their own condition first, as cheap
- *      (locks.c: amber_interpose_fase_on(), one relaxed load; fork.c,
+ *      (locks.c: amber_fase_on(), one relaxed load; fork.c,
  *      threads.c: amber_interpose_ready()).
  *   2. Otherwise reads of heap memory go through the engine's read path and
  *      writes into the heap run as a transaction of their own (or join the

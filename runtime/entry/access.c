@@ -94,10 +94,7 @@ void __amber_storen(void *dst, const void *src, size_t n) {
  * engine may answer a load from DRAM without touching the inaccessible
  * mapping, so the cold side refuses it itself. */
 static void outside_usable(const void *p) {
-  if (__builtin_expect(amber_heap_forked, 0))
-    amber_fatal("fork() in a process with an open amber heap: the child (pid %d) touched heap %s memory at %p. A forked child must "
-                "not use its parent's heap: exec (or _exit) in the child, or fork before the heap is opened (docs/wrappers.md)",
-                (int)getpid(), amber_the_heap.path, p);
+  if (__builtin_expect(amber_heap_forked, 0)) amber_heap_forked_fatal("touched", p);
 }
 
 #define OUTSIDE_LOADSTORE(N, T)                                                \

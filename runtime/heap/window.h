@@ -7,6 +7,7 @@
 #define AMBER_HEAP_WINDOW_H
 
 #include <stdint.h>
+#include <stdnoreturn.h>
 
 #include "heap.h"
 
@@ -45,6 +46,13 @@ static inline void *amber_heap_canonical(const void *a) {
 static inline void *amber_heap_reach(const void *p) {
   return amber_in_heap(p) ? amber_heap_alias(p) : (void *)(uintptr_t)p;
 }
+
+/* The error of a forked child that used its parent's heap (wrappers/fork.c
+ * explains why it may not): `did` says what it did ("touched", "called
+ * strlen() on"), addr where (NULL: no address).  _error prints it and
+ * returns -1; _fatal prints it and exits with status 2. */
+int amber_heap_forked_error(const char *did, const void *addr);
+noreturn void amber_heap_forked_fatal(const char *did, const void *addr);
 
 /* Fatal error when the heap was closed by amber_close(), or this process is
  * a forked child of the one that has it open. */
