@@ -66,7 +66,10 @@ void amber_usage(struct amber_usage *out);
 void amber_stats_print(void);
 
 /* Checkpoint and close the heap cleanly (also done at exit).  After it, any
- * persistent access is an error. Returns 0 on success. */
+ * persistent access is an error.  Regions that start on other threads during
+ * it never run; running ones get AMBER_EXIT_WAIT ms to end.  Returns 0 on
+ * success, -1 when one was still running: the heap is then left dirty, and
+ * the next open recovers every committed transaction. */
 int amber_close(void);
 
 #ifdef __cplusplus

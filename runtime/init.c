@@ -26,7 +26,10 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void close_at_exit(void) {
-  if (!amber_heap_closed) amber_close();
+  /* Before the close starts: a region that starts on another thread from
+   * now on waits for the process to end (heap/window.c). */
+  amber_heap_exit_begins();
+  if (!__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) amber_close();
 }
 
 static void init(void) {
@@ -35,6 +38,10 @@ static void init(void) {
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
   amber_fase_init();  /* AMBER_FASE: likewise */
   amber_stats_check_file(); /* AMBER_STATS_FILE: likewise */
+  if (amber_opt.exit_wait > 3600000)
+    amber_fatal("AMBER_EXIT_WAIT=%llu is more than an hour; give the milliseconds the close at exit waits for running "
+                "transactions, e.g. 5000 (the default)",
+                (unsigned long long)amber_opt.exit_wait);
   char path[PATH_MAX];
   if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
   else amber_heap_default_path(path, sizeof path);
@@ -114,7 +121,7 @@ void __amber_module_init(uint32_t abi_version) {
 }
 
 int amber_close(void) {
-  if (!amber_tx_engine || amber_heap_closed) return 0;
+  if (!amber_tx_engine || __atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) return 0;
   amber_stats_at_exit();
   if (amber_thread()->depth > 0) {
     /* exit() from inside a region: that region never committed, and its
@@ -125,12 +132,23 @@ int amber_close(void) {
     else
       amber_warn("exit inside an AMBER region (%s): the region is rolled back at the next open",
                  amber_thread()->desc ? amber_thread()->desc->name : "runtime");
-    amber_heap_closed = 1;
+    __atomic_store_n(&amber_heap_closed, 1, __ATOMIC_RELEASE);
     return -1;
   }
   struct amber_heap *h = &amber_the_heap;
-  amber_tx_engine->close(h); /* waits for running transactions, blocks new ones */
-  amber_heap_closed = 1;
+  /* Invariant: the heap is marked clean only when the engine says nothing
+   * is left to recover; otherwise it stays dirty with its logs, as after a
+   * crash, and the next open recovers every committed transaction. */
+  int left = amber_tx_engine->close(h, amber_opt.exit_wait);
+  __atomic_store_n(&amber_heap_closed, 1, __ATOMIC_RELEASE);
+  if (left) {
+    if (left > 0)
+      amber_warn("heap %s left dirty: %d transaction%s still running on other threads after AMBER_EXIT_WAIT=%llu ms; "
+                 "the next open recovers it as after a crash: every committed transaction is kept, one still running "
+                 "never happened",
+                 h->path, left, left > 1 ? "s were" : " was", (unsigned long long)amber_opt.exit_wait);
+    return -1;
+  }
   amber_ordo_record_detach(h);
   amber_heap_set_clean(h, 1);
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);

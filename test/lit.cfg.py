@@ -41,3 +41,6 @@ config.substitutions.append(("%examples", os.path.join(src, "examples")))
 config.substitutions.append(("%unit_cc", "%s -std=gnu11 -O1 -g -Wall -Werror -D_GNU_SOURCE -I%s -I%s" % (
     os.path.join(tools, "clang"), os.path.join(src, "runtime"), config.amber_include)))
 config.substitutions.append(("%unit_libs", "%s -lpmem -lunwind -lpthread -ldl" % os.path.join(config.amber_obj_root, "lib", "libamber_static.a")))
+# run/exit_race.test: seeded runs per engine (`tools/run-tests build --param
+# exit_race_runs=50 --filter exit_race` for the 50-run figure of issue 17).
+config.substitutions.append(("%exit_race_runs", lit_config.params.get("exit_race_runs", "20")))

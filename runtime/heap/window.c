@@ -3,6 +3,8 @@
  * heap/ and by the pass's range checks. */
 #include "window.h"
 
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/diag.h"
@@ -13,6 +15,13 @@ intptr_t amber_heap_alias_delta;
 struct amber_heap amber_the_heap;
 int amber_heap_closed;
 int amber_heap_forked;
+int amber_heap_exiting;
+static pthread_t exit_thread; /* written before amber_heap_exiting is set */
+
+void amber_heap_exit_begins(void) {
+  exit_thread = pthread_self();
+  __atomic_store_n(&amber_heap_exiting, 1, __ATOMIC_SEQ_CST);
+}
 
 int amber_heap_forked_error(const char *did, const void *addr) {
 #define FORKED "fork() in a process with an open amber heap: the child (pid %d) %s heap %s"
@@ -28,9 +37,29 @@ noreturn void amber_heap_forked_fatal(const char *did, const void *addr) {
   _exit(2);
 }
 
+/* exit() is closing the heap on another thread: this thread's transaction
+ * must not start (the close waits for running ones only, and marks the heap
+ * clean when they are done), and it must not end the process with an error
+ * of its own.  The process ends when exit() is done.  (The exiting thread
+ * itself, in a later exit handler, gets the error: waiting would hang.) */
+static noreturn void wait_for_exit(void) {
+  for (;;) pause();
+}
+
 void amber_heap_check_open(void) {
   if (__builtin_expect(amber_heap_forked, 0)) amber_heap_forked_fatal("ran an AMBER region on", NULL);
+  if (__builtin_expect(__atomic_load_n(&amber_heap_exiting, __ATOMIC_ACQUIRE), 0) && !pthread_equal(pthread_self(), exit_thread))
+    wait_for_exit();
   if (__builtin_expect(amber_heap_closed, 0))
     amber_fatal("a region ran after amber_close() closed heap %s; close the heap only when the program is done with it",
                 amber_the_heap.path);
+}
+
+noreturn void amber_heap_wait_closed(void) {
+  struct timespec ms = {0, 1000000};
+  while (!__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE) && !__atomic_load_n(&amber_heap_exiting, __ATOMIC_ACQUIRE))
+    nanosleep(&ms, NULL);
+  amber_heap_check_open();
+  amber_fatal("a region started while amber_close() was closing heap %s; close the heap only when no other thread uses it",
+              amber_the_heap.path);
 }

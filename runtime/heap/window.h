@@ -19,6 +19,11 @@ extern uintptr_t __amber_heap_size;
 extern struct amber_heap amber_the_heap;
 /* amber_close() closed the heap (or exit ran inside a region). */
 extern int amber_heap_closed;
+/* The heap is being closed (or was) because the process exits: from now
+ * on a transaction that starts on another thread than the exiting one
+ * waits for the process to end.  Set by the process layer's exit handler. */
+extern int amber_heap_exiting;
+void amber_heap_exit_begins(void);
 /* This process is a child forked (wrappers/fork.c) from the one that has
  * the heap open: the heap is inaccessible here, amber_heap_closed is set. */
 extern int amber_heap_forked;
@@ -55,7 +60,12 @@ int amber_heap_forked_error(const char *did, const void *addr);
 noreturn void amber_heap_forked_fatal(const char *did, const void *addr);
 
 /* Fatal error when the heap was closed by amber_close(), or this process is
- * a forked child of the one that has it open. */
+ * a forked child of the one that has it open.  When the process is exiting
+ * it waits for the end instead: its transaction never starts. */
 void amber_heap_check_open(void);
+/* For a transaction start that found a close under way (the engine turned
+ * it away before it ran): waits until the close is done, then stops as
+ * amber_heap_check_open does. */
+noreturn void amber_heap_wait_closed(void);
 
 #endif

@@ -45,8 +45,14 @@ struct amber_engine {
   void (*recover)(struct amber_heap *h);
   /* Starts serving transactions on the process's heap. */
   void (*open)(struct amber_heap *h);
-  /* Clean close: waits for running transactions, blocks new ones. */
-  void (*close)(struct amber_heap *h);
+  /* Close: turns away every transaction that starts from now on (it never
+   * runs: amber_heap_wait_closed), waits up to wait_ms for the running
+   * ones, then writes everything committed to the data area.  Returns 0
+   * when nothing is left to recover (the caller then marks the heap
+   * clean); else the heap must stay dirty, its logs intact (a crash's
+   * state): > 0, the transactions still running after the wait; < 0, the
+   * engine said why in a warning.  Never waits longer for a transaction. */
+  int (*close)(struct amber_heap *h, uint64_t wait_ms);
 
   /* Transactions.  `t->writer` says whether begin must allow writes; an
    * engine that cannot serve a write in the current mode calls

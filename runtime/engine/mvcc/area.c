@@ -8,6 +8,7 @@
 #include "base/diag.h"
 #include "tx/engine.h"
 #include "heap/heap.h"
+#include "heap/window.h"
 #include "base/options.h"
 #include "tx/op.h"
 #include "pm/pm.h"
@@ -187,15 +188,35 @@ static void mv_sync(void) {
  * (Instrumented code reads through the runtime wherever it runs.) */
 static void mv_thread_fini(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
-  if (m && !m->in_tx) mv_sync_all(m, 0);
+  /* Not while closing: the close writes back and empties every ring. */
+  if (m && !m->in_tx && !__atomic_load_n(&mv.closing, __ATOMIC_SEQ_CST)) mv_sync_all(m, 0);
 }
 
-static void mv_close(struct amber_heap *h) {
+/* The close protocol (docs/engines/mvcc.md, "Close"): mv.closing turns
+ * away every transaction that starts from now on (Dekker with
+ * publish_start: mv.closing, then txseq here; txseq, then mv.closing
+ * there); the running ones get up to wait_ms to end.  Only then is
+ * everything written back and the rings emptied: no commit can follow. */
+static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
   __atomic_store_n(&mv.closing, 1, __ATOMIC_SEQ_CST);
-  /* Wait for running transactions (other threads still inside regions). */
   struct mv_thread *self = mv_thread_of(amber_thread());
-  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
-    while (o != self && __atomic_load_n(&o->txseq, __ATOMIC_ACQUIRE) & 1) sched_yield();
+  struct timespec t0, now, ms = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int running = 0;
+  for (unsigned spins = 0;; spins++) {
+    running = 0;
+    for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
+      if (o != self && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) running++;
+    if (!running) break;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000u + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
+    if ((int64_t)waited < 0 || waited >= wait_ms) break;
+    if (spins < 1000) sched_yield();
+    else nanosleep(&ms, NULL);
+  }
+  /* A transaction still running may commit until the process ends: leave
+   * the logs and the heap's dirty mark to recovery, as a crash would. */
+  if (running) return running;
   mv_sync_all(self, 1);
   mv_detector_stop();
   if (mv.check) mv_check_invariant("close");
@@ -205,16 +226,31 @@ static void mv_close(struct amber_heap *h) {
     if (c && (__atomic_load_n(&c->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE))) left++;
   }
   if (left) {
-    /* Their OLog records stay: the next open recovers them. */
-    amber_warn("heap %s: %llu blocks of committed data could not be written back at close (a transaction was still running); "
+    /* Not expected (nothing runs): keep the rings and the dirty mark. */
+    amber_warn("heap %s: %llu blocks of committed data could not be written back at close; the heap stays dirty and "
                "the next open recovers them from the CLog and the OLog",
                h->path, (unsigned long long)left);
-    return;
+    return -1;
   }
   /* Everything is in the master: empty the rings, so the next open replays
    * nothing. */
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
     if (o->ohead != o->otail) mv_ring_write_tail(o->ring_id, o->ohead, o->oseq_head);
+  return 0;
+}
+
+/* A transaction start that met the close (publish_start): it never ran.
+ * An irrevocable start gives back what it holds (the round lock, mv.solo:
+ * no undo entry was written yet), or the close's write-back would wait
+ * for it. */
+noreturn void mv_close_turn_away(struct mv_thread *m) {
+  if (m->solo) {
+    mv_clog_solo_unlock(0);
+    m->solo = 0;
+    mv_solo_leave();
+  }
+  __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
+  amber_heap_wait_closed();
 }
 
 static void mv_stats(FILE *f, int json) {

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdnoreturn.h>
 
 #include "ordo/ordo.h"
 
@@ -137,7 +138,7 @@ struct mv_global {
   struct mv_thread *threads;
   uint64_t tlog_bytes;
   int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
-  int closing;
+  int closing;         /* close turns away every transaction that starts (area.c, mv_close) */
   int eager;           /* AMBER_MVCC_EAGER: write back right after each commit when possible */
   /* Grace periods (detector.c). */
   uint64_t gp_epoch;   /* grace periods completed */
@@ -380,6 +381,9 @@ uint64_t mv_gp_ticket(struct mv_thread *m);
 int mv_gp_over(struct mv_thread *m, uint64_t ticket);
 void mv_detector_stop(void);
 int mv_detector_ran(void);
+
+/* area.c: a start that met the close never runs (waits, then stops). */
+noreturn void mv_close_turn_away(struct mv_thread *m);
 
 /* txn.c */
 void mv_begin(struct amber_thread *t);

@@ -54,6 +54,12 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
     /* Dekker with mv_solo_enter: it either sees txseq odd and waits for
      * us, or we see it and wait for the irrevocable transaction. */
     s = __atomic_load_n(&mv.solo, __ATOMIC_SEQ_CST);
+    /* Dekker with mv_close likewise: it sees txseq odd and waits for us,
+     * or we see mv.closing and never run. */
+    if (__builtin_expect(__atomic_load_n(&mv.closing, __ATOMIC_SEQ_CST), 0)) {
+      publish_end(m);
+      mv_close_turn_away(m);
+    }
     if (__builtin_expect(!s || s == (uintptr_t)m, 1)) break;
     publish_end(m);
   }

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tx/alloc.h"
 #include "base/diag.h"
@@ -253,9 +254,32 @@ static void rom_open(struct amber_heap *h) {
   meta_end = amber_heap_dh(h)->first_page * AMBER_PAGE;
 }
 
-static void rom_close(struct amber_heap *h) {
-  /* Blocks every later transaction: the process is going away. */
-  write_lock();
+/* The write lock within wait_ms: 0, or the transactions still holding it
+ * out (a writer counts one).  Either way the writer flag is ours or a
+ * running writer's, so no transaction starts from now on. */
+static int write_lock_within(uint64_t wait_ms) {
+  struct timespec t0, now, ms = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int have = 0;
+  for (unsigned spins = 0;; spins++) {
+    uint32_t z = 0;
+    if (!have) have = __atomic_compare_exchange_n(&rw.writer, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+    uint32_t readers = __atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST);
+    if (have && !readers) return 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000u + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
+    if ((int64_t)waited < 0 || waited >= wait_ms) return have ? (int)readers : 1;
+    if (spins < 1000) sched_yield();
+    else nanosleep(&ms, NULL);
+  }
+}
+
+static int rom_close(struct amber_heap *h, uint64_t wait_ms) {
+  /* Blocks every later transaction: the process is going away.  A region
+   * still running after the wait leaves the heap dirty: recovery puts the
+   * consistent twin back, as after a crash. */
+  int running = write_lock_within(wait_ms);
+  if (running) return running;
   /* Every committed write went through the log, so the twins are equal,
    * unless code amber did not instrument wrote the heap outside regions.
    * Such writes are not crash-safe; say so, and keep them at least on a
@@ -268,6 +292,7 @@ static void rom_close(struct amber_heap *h) {
                (unsigned long long)differ, h->path);
     commit_unlogged(h); /* the clean close's status persist orders IDLE */
   }
+  return 0;
 }
 
 /* ---- transactions ---- */
