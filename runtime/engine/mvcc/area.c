@@ -137,8 +137,48 @@ static int mv_validate(struct amber_heap *h) {
   return 0;
 }
 
+/* A clean heap's open replays nothing (mv_recover), so the clean mark is
+ * right only over empty logs: the close empties them before it is set.
+ * Live records under it are commits the data area may lack (an amber
+ * before issue 17 part 1 marked heaps clean while threads still
+ * committed).  Returns the problems found. */
+static int clean_mark_problems(const struct amber_heap *h) {
+  if (h->status->clean != AMBER_CLEAN) return 0;
+  int bad = 0;
+  for (uint32_t i = 0; i < mv.max_threads; i++) {
+    uint64_t pos, seq, n = 0, lo = 0, hi = 0;
+    if (mv_ring_read_tail(i, &pos, &seq) < 0) continue; /* rings_problem said so */
+    for (const struct mv_rec *r; (r = mv_rec_at(i, &pos, seq)) != NULL; pos += r->len, seq++) {
+      if (r->magic != MV_REC_MAGIC) continue;
+      if (!n++) lo = r->cts;
+      hi = r->cts;
+    }
+    if (!n) continue;
+    amber_error("heap %s is marked cleanly closed, but OLog ring %u still holds %llu committed transactions (commit ts %llu to "
+                "%llu) that a clean open never replays: the data area may lack them (a close before issue 17's fix marked it "
+                "clean while threads still committed). amber cannot recover them: keep a copy of the file, and restore an "
+                "older copy if those transactions matter",
+                h->path, i, (unsigned long long)n, (unsigned long long)lo, (unsigned long long)hi);
+    bad++;
+  }
+  uint64_t c, tail, n = 0;
+  if (mv_clog_read(&c, &tail, NULL) >= 0)
+    while (n < mv.clog_n && mv_ckpt_at(tail + n)) n++;
+  if (n) {
+    amber_error("heap %s is marked cleanly closed, but its CLog still holds %llu checkpoint copies (entries from %llu) that a "
+                "clean open never writes back: the data area may lack them. amber cannot recover them: keep a copy of the file, "
+                "and restore an older copy if those transactions matter",
+                h->path, (unsigned long long)n, (unsigned long long)tail);
+    bad++;
+  }
+  return bad;
+}
+
 /* amber check walks the allocator metadata itself. */
-static int mv_check(struct amber_heap *h) { return mv_validate(h) ? 1 : 0; }
+static int mv_check(struct amber_heap *h) {
+  if (mv_validate(h)) return 1;
+  return clean_mark_problems(h);
+}
 
 /* Idempotent: a clean heap's rings are empty, so this applies nothing. */
 static void mv_recover(struct amber_heap *h) {
@@ -175,11 +215,20 @@ static void mv_open(struct amber_heap *h) {
   mv_clog_open();
 }
 
+/* A write-back outside transactions on a thread other than the closing
+ * one: never while the close writes back and empties the rings (Dekker:
+ * mv.syncing, then mv.closing here; mv.closing, then mv.syncing there). */
+static void sync_unless_closing(struct mv_thread *m) {
+  __atomic_add_fetch(&mv.syncing, 1, __ATOMIC_SEQ_CST);
+  if (!__atomic_load_n(&mv.closing, __ATOMIC_SEQ_CST)) mv_sync_all(m, 0);
+  __atomic_sub_fetch(&mv.syncing, 1, __ATOMIC_RELEASE);
+}
+
 static void mv_sync(void) {
   struct amber_thread *t = amber_thread();
   struct mv_thread *m = mv_thread_of(t);
   if (m->in_tx) return;
-  mv_sync_all(m, 0);
+  sync_unless_closing(m);
 }
 
 /* Code amber never instrumented reads the data area directly (with
@@ -188,14 +237,14 @@ static void mv_sync(void) {
  * (Instrumented code reads through the runtime wherever it runs.) */
 static void mv_thread_fini(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
-  /* Not while closing: the close writes back and empties every ring. */
-  if (m && !m->in_tx && !__atomic_load_n(&mv.closing, __ATOMIC_SEQ_CST)) mv_sync_all(m, 0);
+  if (m && !m->in_tx) sync_unless_closing(m);
 }
 
 /* The close protocol (docs/engines/mvcc.md, "Close"): mv.closing turns
  * away every transaction that starts from now on (Dekker with
  * publish_start: mv.closing, then txseq here; txseq, then mv.closing
- * there); the running ones get up to wait_ms to end.  Only then is
+ * there) and every later write-back of other threads; the running ones
+ * get up to wait_ms to end.  Only then is
  * everything written back and the rings emptied: no commit can follow. */
 static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
   __atomic_store_n(&mv.closing, 1, __ATOMIC_SEQ_CST);
@@ -207,7 +256,7 @@ static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
     running = 0;
     for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
       if (o != self && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) running++;
-    if (!running) break;
+    if (!running && !__atomic_load_n(&mv.syncing, __ATOMIC_SEQ_CST)) break;
     clock_gettime(CLOCK_MONOTONIC, &now);
     uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000u + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
     if ((int64_t)waited < 0 || waited >= wait_ms) break;
@@ -215,8 +264,10 @@ static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
     else nanosleep(&ms, NULL);
   }
   /* A transaction still running may commit until the process ends: leave
-   * the logs and the heap's dirty mark to recovery, as a crash would. */
+   * the logs and the heap's dirty mark to recovery, as a crash would.  (A
+   * write-back still running after the wait counts as one.) */
   if (running) return running;
+  if (__atomic_load_n(&mv.syncing, __ATOMIC_SEQ_CST)) return 1;
   mv_sync_all(self, 1);
   mv_detector_stop();
   if (mv.check) mv_check_invariant("close");

@@ -139,6 +139,7 @@ struct mv_global {
   uint64_t tlog_bytes;
   int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
   int closing;         /* close turns away every transaction that starts (area.c, mv_close) */
+  uint32_t syncing;    /* write-backs outside transactions running (area.c; the close waits for them) */
   int eager;           /* AMBER_MVCC_EAGER: write back right after each commit when possible */
   /* Grace periods (detector.c). */
   uint64_t gp_epoch;   /* grace periods completed */
