@@ -25,6 +25,23 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* What opening a clean heap writes (its status words and ORDO record), as
+ * they were before, and the persistence counters once the open was done:
+ * a refused amber_root puts the heap back exactly as it was when nothing
+ * was persisted since (amber_close_unchanged). */
+static struct {
+  int valid;
+  unsigned char status[sizeof(struct amber_status)];
+  unsigned char ordo[2 * AMBER_ORDO_SLOT];
+  struct amber_pm_counters after_open;
+} before_open;
+
+static uint64_t pm_events(const struct amber_pm_counters *c) {
+  uint64_t n = 0;
+  for (int i = 0; i < AMBER_PM_NCAT; i++) n += c->flushes[i] + c->fences[i];
+  return n;
+}
+
 static void close_at_exit(void) {
   if (!amber_heap_closed) amber_close();
 }
@@ -78,6 +95,9 @@ static void init(void) {
                 path, (unsigned long long)h->hdr.base, (unsigned long long)amber_opt.base);
   }
   /* From here on the heap may be written: everything above only read it. */
+  before_open.valid = h->status->clean == AMBER_CLEAN;
+  memcpy(before_open.status, (char *)h->meta + AMBER_STATUS_OFFSET, sizeof before_open.status);
+  memcpy(before_open.ordo, (char *)h->meta + AMBER_ORDO_OFFSET, sizeof before_open.ordo);
   amber_heap_pm_attach(h);
   amber_tx_engine = h->engine;
   amber_ordo_record_attach(h); /* the clock, before anything takes a timestamp */
@@ -86,6 +106,7 @@ static void init(void) {
   amber_alloc_open(h);
   amber_tx_engine->open(h);
   amber_pm_quiesce(AMBER_QUIESCE_OPEN);
+  amber_pm_counters_sum(&before_open.after_open);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_tx_engine->name, amber_pm_mode_name());
   amber_strict_open(h);
@@ -133,6 +154,38 @@ int amber_close(void) {
   amber_heap_closed = 1;
   amber_ordo_record_detach(h);
   amber_heap_set_clean(h, 1);
+  amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
+  return 0;
+}
+
+int amber_close_unchanged(void) {
+  if (!amber_tx_engine || amber_heap_closed) return -1;
+  struct amber_thread *self = amber_thread();
+  int others = 0;
+  for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) others += t != self;
+  struct amber_pm_counters now;
+  amber_pm_counters_sum(&now);
+  /* The engine's close may persist (a last checkpoint round), so it is
+   * left out, which is sound only while no other thread can be inside a
+   * transaction: this thread is the only one that used the heap. */
+  if (!before_open.valid || others || self->depth > 0 || pm_events(&now) != pm_events(&before_open.after_open))
+  {
+    amber_close(); /* keeps what the open recovered and this run committed */
+    return -1;
+  }
+  /* Nothing was persisted since the open, so the data and the logs are as
+   * the open found them; only the open's own words changed.  The ORDO
+   * record's floor goes back too: no timestamp issued since reached the
+   * heap. */
+  amber_heap_closed = 1;
+  struct amber_heap *h = &amber_the_heap;
+  char *st = (char *)h->meta + AMBER_STATUS_OFFSET, *ordo = (char *)h->meta + AMBER_ORDO_OFFSET;
+  memcpy(ordo, before_open.ordo, sizeof before_open.ordo);
+  amber_pm_wrote(ordo, sizeof before_open.ordo);
+  amber_pm_persist(ordo, sizeof before_open.ordo, AMBER_PM_HEADER);
+  memcpy(st, before_open.status, sizeof before_open.status);
+  amber_pm_wrote(st, sizeof before_open.status);
+  amber_pm_persist(st, sizeof before_open.status, AMBER_PM_HEADER);
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
   return 0;
 }
