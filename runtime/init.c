@@ -14,6 +14,7 @@
 #include "tx/fase.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
+#include "heap/fault.h"
 #include "heap/ordo_record.h"
 #include "pm/pm.h"
 #include "heap/window.h"
@@ -47,6 +48,10 @@ static void close_at_exit(void) {
 }
 
 static void init(void) {
+  /* Creating, opening and recovering the heap touch its pages: a page the
+   * file cannot give is an amber: error: (heap/fault.c), until the
+   * interceptors' handler takes over below. */
+  amber_heap_fault_guard(1);
   amber_options_load();
   amber_pm_init();
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
@@ -70,6 +75,7 @@ static void init(void) {
         .data_size = amber_opt.heap_size,
         .base = amber_opt.base,
         .engine = want ? want->id : AMBER_ENGINE_DEFAULT,
+        .reserve = amber_opt.heap_reserve,
     };
     if (amber_engine_heap_create(path, &a) < 0) exit(2);
     amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,
@@ -110,7 +116,8 @@ static void init(void) {
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_tx_engine->name, amber_pm_mode_name());
   amber_strict_open(h);
-  amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers */
+  amber_heap_fault_guard(0);
+  amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers, SIGBUS's among them */
   /* Base first: a check that sees the new size also sees the new base
    * (initialisation normally runs before main, with one thread). */
   __atomic_store_n(&__amber_heap_base, (uintptr_t)h->window, __ATOMIC_RELEASE);

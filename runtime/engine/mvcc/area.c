@@ -190,6 +190,11 @@ static void mv_thread_fini(struct amber_thread *t) {
   if (m && !m->in_tx) mv_sync_all(m, 0);
 }
 
+/* A block whose committed data is not all in the master yet. */
+static void count_unwritten(struct mv_ctl *c, void *left) {
+  if (__atomic_load_n(&c->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE)) ++*(uint64_t *)left;
+}
+
 static void mv_close(struct amber_heap *h) {
   __atomic_store_n(&mv.closing, 1, __ATOMIC_SEQ_CST);
   /* Wait for running transactions (other threads still inside regions). */
@@ -200,10 +205,7 @@ static void mv_close(struct amber_heap *h) {
   mv_detector_stop();
   if (mv.check) mv_check_invariant("close");
   uint64_t left = 0;
-  for (uint64_t b = 0; b < mv.nblocks; b++) {
-    struct mv_ctl *c = mv_ctl_of(b);
-    if (c && (__atomic_load_n(&c->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE))) left++;
-  }
+  mv_shadow_each(count_unwritten, &left);
   if (left) {
     /* Their OLog records stay: the next open recovers them. */
     amber_warn("heap %s: %llu blocks of committed data could not be written back at close (a transaction was still running); "
