@@ -12,6 +12,7 @@
 struct root_req {
   size_t size;
   void *result;
+  uint64_t held; /* the size of the heap's root, when it is not `size` */
 };
 
 static void root_fn(void *arg) {
@@ -22,9 +23,10 @@ static void root_fn(void *arg) {
   amber_tx_read(t, &dh->root_off, &off, sizeof off);
   amber_tx_read(t, &dh->root_size, &size, sizeof size);
   if (off) {
-    if (size != r->size)
-      amber_fatal("amber_root(%zu): heap %s holds a root of %llu bytes; pass the size the heap was created with, or start a new heap file",
-                  r->size, amber_the_heap.path, (unsigned long long)size);
+    if (size != r->size) {
+      r->held = size; /* refused outside the transaction (amber_root) */
+      return;
+    }
     r->result = amber_heap_canonical(amber_the_heap.data + off);
     return;
   }
@@ -48,10 +50,18 @@ void *amber_root(size_t size) {
   /* Fast path: an existing root of the right size needs no transaction. */
   if (dh->root_off && dh->root_size == size && amber_tx_engine->direct_reads)
     return amber_heap_canonical(amber_the_heap.data + dh->root_off);
-  struct root_req r = {size, NULL};
+  struct root_req r = {size, NULL, 0};
   char what[64];
   snprintf(what, sizeof what, "amber_root(%zu bytes)", size);
   amber_tx_run_internal_named(what, root_fn, &r);
+  if (r.held) {
+    /* The guide promises an untouched heap: undo what the open wrote. */
+    int kept = amber_close_unchanged();
+    amber_fatal("amber_root(%zu): heap %s holds a root of %llu bytes; pass the size the heap was created with, or start a new heap "
+                "file (the heap %s)",
+                size, amber_the_heap.path, (unsigned long long)r.held,
+                kept == 0 ? "is unchanged" : "was closed cleanly, keeping what the open recovered and this run committed");
+  }
   return r.result;
 }
 

@@ -14,6 +14,7 @@
 #include "tx/fase.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
+#include "heap/fault.h"
 #include "heap/ordo_record.h"
 #include "pm/pm.h"
 #include "heap/window.h"
@@ -25,6 +26,23 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* What opening a clean heap writes (its status words and ORDO record), as
+ * they were before, and the persistence counters once the open was done:
+ * a refused amber_root puts the heap back exactly as it was when nothing
+ * was persisted since (amber_close_unchanged). */
+static struct {
+  int valid;
+  unsigned char status[sizeof(struct amber_status)];
+  unsigned char ordo[2 * AMBER_ORDO_SLOT];
+  struct amber_pm_counters after_open;
+} before_open;
+
+static uint64_t pm_events(const struct amber_pm_counters *c) {
+  uint64_t n = 0;
+  for (int i = 0; i < AMBER_PM_NCAT; i++) n += c->flushes[i] + c->fences[i];
+  return n;
+}
+
 static void close_at_exit(void) {
   /* Before the close starts: a region that starts on another thread from
    * now on waits for the process to end (heap/window.c). */
@@ -33,6 +51,10 @@ static void close_at_exit(void) {
 }
 
 static void init(void) {
+  /* Creating, opening and recovering the heap touch its pages: a page the
+   * file cannot give is an amber: error: (heap/fault.c), until the
+   * interceptors' handler takes over below. */
+  amber_heap_fault_guard(1);
   amber_options_load();
   amber_pm_init();
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
@@ -60,6 +82,7 @@ static void init(void) {
         .data_size = amber_opt.heap_size,
         .base = amber_opt.base,
         .engine = want ? want->id : AMBER_ENGINE_DEFAULT,
+        .reserve = amber_opt.heap_reserve,
     };
     if (amber_engine_heap_create(path, &a) < 0) exit(2);
     amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,
@@ -85,6 +108,9 @@ static void init(void) {
                 path, (unsigned long long)h->hdr.base, (unsigned long long)amber_opt.base);
   }
   /* From here on the heap may be written: everything above only read it. */
+  before_open.valid = h->status->clean == AMBER_CLEAN;
+  memcpy(before_open.status, (char *)h->meta + AMBER_STATUS_OFFSET, sizeof before_open.status);
+  memcpy(before_open.ordo, (char *)h->meta + AMBER_ORDO_OFFSET, sizeof before_open.ordo);
   amber_heap_pm_attach(h);
   amber_tx_engine = h->engine;
   amber_ordo_record_attach(h); /* the clock, before anything takes a timestamp */
@@ -93,10 +119,12 @@ static void init(void) {
   amber_alloc_open(h);
   amber_tx_engine->open(h);
   amber_pm_quiesce(AMBER_QUIESCE_OPEN);
+  amber_pm_counters_sum(&before_open.after_open);
   amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
              (unsigned long long)h->hdr.data_size, amber_tx_engine->name, amber_pm_mode_name());
   amber_strict_open(h);
-  amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers */
+  amber_heap_fault_guard(0);
+  amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers, SIGBUS's among them */
   /* Base first: a check that sees the new size also sees the new base
    * (initialisation normally runs before main, with one thread). */
   __atomic_store_n(&__amber_heap_base, (uintptr_t)h->window, __ATOMIC_RELEASE);
@@ -151,6 +179,38 @@ int amber_close(void) {
   }
   amber_ordo_record_detach(h);
   amber_heap_set_clean(h, 1);
+  amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
+  return 0;
+}
+
+int amber_close_unchanged(void) {
+  if (!amber_tx_engine || amber_heap_closed) return -1;
+  struct amber_thread *self = amber_thread();
+  int others = 0;
+  for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) others += t != self;
+  struct amber_pm_counters now;
+  amber_pm_counters_sum(&now);
+  /* The engine's close may persist (a last checkpoint round), so it is
+   * left out, which is sound only while no other thread can be inside a
+   * transaction: this thread is the only one that used the heap. */
+  if (!before_open.valid || others || self->depth > 0 || pm_events(&now) != pm_events(&before_open.after_open))
+  {
+    amber_close(); /* keeps what the open recovered and this run committed */
+    return -1;
+  }
+  /* Nothing was persisted since the open, so the data and the logs are as
+   * the open found them; only the open's own words changed.  The ORDO
+   * record's floor goes back too: no timestamp issued since reached the
+   * heap. */
+  amber_heap_closed = 1;
+  struct amber_heap *h = &amber_the_heap;
+  char *st = (char *)h->meta + AMBER_STATUS_OFFSET, *ordo = (char *)h->meta + AMBER_ORDO_OFFSET;
+  memcpy(ordo, before_open.ordo, sizeof before_open.ordo);
+  amber_pm_wrote(ordo, sizeof before_open.ordo);
+  amber_pm_persist(ordo, sizeof before_open.ordo, AMBER_PM_HEADER);
+  memcpy(st, before_open.status, sizeof before_open.status);
+  amber_pm_wrote(st, sizeof before_open.status);
+  amber_pm_persist(st, sizeof before_open.status, AMBER_PM_HEADER);
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
   return 0;
 }

@@ -9,4 +9,12 @@
  * so a region that runs before any constructor opens the heap too. */
 void amber_ensure_init(void);
 
+/* Closes the heap for a program that stops on a refusal (a wrong
+ * amber_root size): when the heap was clean at the open and nothing was
+ * persisted since, puts back the bytes the open wrote (status words, ORDO
+ * record), so the file is byte-for-byte as before the run, and returns 0;
+ * otherwise closes it cleanly, keeping what was committed, and returns -1.
+ * Either way the heap is closed (the exit handler leaves it alone). */
+int amber_close_unchanged(void);
+
 #endif

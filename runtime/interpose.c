@@ -10,6 +10,7 @@
 
 #include "amber_interface.h"
 #include "base/diag.h"
+#include "heap/fault.h"
 #include "heap/strict.h"
 #include "heap/window.h"
 #include "stats.h"

@@ -108,6 +108,10 @@ int amber_interpose_strict(void);
 /* In the SIGSEGV handler: reports and ends the process when the fault is in
  * the heap window (heap/strict.c); returns otherwise. */
 void amber_strict_fault(const siginfo_t *si, void *uc);
+/* In the SIGBUS handler: reports and ends the process when the fault is in
+ * one of the heap's mappings (a page its file cannot give: heap/fault.c);
+ * returns otherwise. */
+void amber_heap_bus_fault(const siginfo_t *si, void *uc);
 /* stats.c: set up at heap open, then print from the signal handler. */
 void amber_stats_prepare_signal(void);
 void amber_stats_at_signal(void);

@@ -17,6 +17,27 @@ config.environment["PATH"] = os.pathsep.join([bindir, tools, config.environment.
 for k in list(os.environ):
     if k.startswith("AMBER_"):
         config.environment.pop(k, None)
+# New heaps are sparse in tests: a run makes hundreds of heaps, tens of GB
+# if each reserved its blocks (AMBER_HEAP_RESERVE=1, the default).  Tests of
+# reservation set it themselves.
+config.environment["AMBER_HEAP_RESERVE"] = "0"
+
+# A small tmpfs of the test's own, in a private mount namespace (unshare
+# -Urm): tests of a full file system need one.
+def _can_mount_tmpfs():
+    import subprocess, tempfile
+    d = tempfile.mkdtemp()
+    try:
+        return subprocess.run(["unshare", "-Urm", "sh", "-c", "mount -t tmpfs -o size=1M none '%s'" % d],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20).returncode == 0
+    except Exception:
+        return False
+    finally:
+        os.rmdir(d)
+
+if _can_mount_tmpfs():
+    config.available_features.add("tmpfs-mount")
+
 # tools/amber-run preloads this build's runtime, not the default build/ one
 # (a second build directory must test its own library).
 config.environment["AMBER_LIB"] = config.amber_runtime

@@ -22,6 +22,7 @@
 #include "base/diag.h"
 #include "tx/engine.h"
 #include "engine/registry.h"
+#include "heap/fault.h"
 #include "heap/heap.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
@@ -66,6 +67,8 @@ static void help(FILE *f) {
           "      Create a new heap file with a data area of N bytes (e.g. 64M, 1G),\n"
           "      mapped at ADDR, run by engine NAME (mvcc, the default, or romulus).\n"
           "      The defaults come from AMBER_HEAP_SIZE, AMBER_BASE and AMBER_ENGINE.\n"
+          "      The file gets all its blocks now (a file system without room\n"
+          "      refuses it); AMBER_HEAP_RESERVE=0 creates it sparse.\n"
           "      An existing file is never overwritten.\n"
           "  info HEAP [--json]\n"
           "      Layout version, engine, uuid, base address, sizes, usage, roots,\n"
@@ -145,7 +148,7 @@ static int cmd_create(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT};
+  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT, amber_opt.heap_reserve};
   const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : amber_engine_by_id(a.engine)->name;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) {
@@ -287,6 +290,9 @@ static int cmd_recover(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* A heap page its file cannot give (full file system, truncated file)
+   * is an amber: error:, not a bare "Bus error". */
+  amber_heap_fault_guard(1);
   amber_options_load();
   /* amber check, info and stats recover on a private copy of the heap:
    * nothing there is worth flushing, and no crash injection or simulation

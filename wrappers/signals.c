@@ -23,6 +23,13 @@
  * same arguments, its sa_mask added and SA_RESETHAND honoured (SA_NODEFER
  * and SA_ONSTACK are those of amber's handler, which has SA_ONSTACK).
  *
+ * SIGBUS is how a heap page that the file cannot give shows (its file
+ * system is full under a sparse heap, the file was truncated, the storage
+ * failed): while the heap is open amber's handler chains for it the same
+ * way, and a fault in one of the heap's mappings ends the process with an
+ * amber: error: that names the heap, the offset and the cause
+ * (runtime/heap/fault.c); the program's handler gets every other SIGBUS.
+ *
  * In a child forked while the heap is open (fork.c), SIGSEGV and SIGBUS
  * get the handler too: a fault inside the heap's mappings, which the
  * child made inaccessible, ends the child with an amber: error: that says
@@ -107,6 +114,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
   int e = errno;
   if (amber_heap_forked && (sig == SIGSEGV || sig == SIGBUS) && amber_wrap_fork_fault(sig, si->si_addr)) _exit(2);
   if (sig == SIGSEGV && !amber_heap_forked) amber_strict_fault(si, uc); /* returns unless the fault is in the window */
+  if (sig == SIGBUS && !amber_heap_forked) amber_heap_bus_fault(si, uc);  /* returns unless the fault is in the heap */
   if (__atomic_load_n(&st[sig].chain, __ATOMIC_ACQUIRE) && run_program_handler(sig, si, uc)) {
     errno = e;
     return;
@@ -138,8 +146,9 @@ void amber_wrap_signals_install(void) {
   lock_take(&saved);
   for (int i = 0; i < NSIGS; i++) {
     int sig = fatal[i];
-    /* SIGSEGV: strict mode's faults, reported whatever the program set. */
-    int chain = sig == SIGSEGV && amber_interpose_strict();
+    /* SIGSEGV: strict mode's faults, SIGBUS: the heap's pages, reported
+     * whatever the program set. */
+    int chain = (sig == SIGSEGV && amber_interpose_strict()) || sig == SIGBUS;
     if (!stats && !chain) continue;
     struct sigaction cur;
     if (st[sig].tracked || REAL(sigaction)(sig, NULL, &cur) != 0) continue;

@@ -13,11 +13,13 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/crc32c.h"
 #include "base/diag.h"
+#include "fault.h"
 #include "ordo_record.h"
 #include "pm/pm.h"
 
@@ -75,6 +77,24 @@ static int link_into_place(int fd, const char *tmp, const char *path) {
   return linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
+/* Gives the file all its blocks now (a.reserve), so that a full file system
+ * is an error here and never a SIGBUS at some later store into a page the
+ * file system cannot supply (heap/fault.c). */
+static int reserve_blocks(int fd, const char *path, uint64_t size) {
+  int e = posix_fallocate(fd, 0, (off_t)size);
+  if (e == 0) return 0;
+  struct statfs fs;
+  unsigned long long avail = fstatfs(fd, &fs) == 0 ? (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize : 0;
+  if (e == ENOSPC || e == EDQUOT)
+    return amber_error("cannot create heap %s: it needs %llu bytes and its file system has %llu bytes free%s; free space there, put the "
+                       "heap on another file system, or choose a smaller AMBER_HEAP_SIZE (AMBER_HEAP_RESERVE=0 creates it sparse "
+                       "instead: the program then stops with an error when a page cannot be had)",
+                       path, (unsigned long long)size, avail, e == EDQUOT ? " (or the disk quota is used up)" : "");
+  return amber_error("cannot create heap %s: reserving its %llu bytes failed: %s (its file system has %llu bytes free); set "
+                     "AMBER_HEAP_RESERVE=0 to create it sparse, or use another file system",
+                     path, (unsigned long long)size, strerror(e), avail);
+}
+
 int amber_heap_create(const char *path, const struct amber_create_args *a, uint64_t engine_size,
                       void (*format)(struct amber_heap *h, void *ctx), void *ctx) {
   if (a->data_size < AMBER_MIN_DATA || a->data_size > AMBER_MAX_DATA || a->data_size % AMBER_PAGE)
@@ -114,6 +134,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
   h.fd = fd;
   h.hdr = hd;
   h.writable = 1;
+  h.creating = 1;
   struct amber_status st;
   memset(&st, 0, sizeof st);
   st.clean = AMBER_CLEAN;
@@ -125,6 +146,11 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
     return amber_error("cannot create heap %s (%llu bytes): %s; free space or choose a smaller AMBER_HEAP_SIZE", path,
                        (unsigned long long)hd.file_size, strerror(e));
   }
+  if (a->reserve && reserve_blocks(fd, path, hd.file_size) != 0) {
+    close(fd);
+    if (tmp[0]) unlink(tmp);
+    return -1;
+  }
   h.meta = mmap(NULL, AMBER_META_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   h.data = mmap(NULL, hd.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)hd.data_offset);
   h.engine_area = hd.engine_size ? mmap(NULL, hd.engine_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)hd.engine_offset) : NULL;
@@ -134,6 +160,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
     return amber_error("cannot map new heap %s: %s", path, strerror(errno));
   }
   h.status = (struct amber_status *)((char *)h.meta + AMBER_STATUS_OFFSET);
+  amber_heap_fault_track(&h);
   format(&h, ctx);
   int rc = 0;
   if (msync(h.meta, AMBER_META_SIZE, MS_SYNC) || msync(h.data, hd.data_size, MS_SYNC) ||
@@ -149,6 +176,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
 }
 
 void amber_heap_unmap(struct amber_heap *h) {
+  amber_heap_fault_untrack(h);
   if (h->meta && h->meta != MAP_FAILED) munmap(h->meta, AMBER_META_SIZE);
   if (h->data && h->data != MAP_FAILED) munmap(h->data, h->hdr.data_size);
   if (h->window) munmap(h->window, h->hdr.data_size);
@@ -240,8 +268,8 @@ int amber_heap_map(struct amber_heap *h, int flags) {
   int fd = h->fd;
   /* AMBER_OPEN_PRIVATE: copy-on-write mappings of a read-only file, so
    * amber check can run recovery without writing the heap. */
-  int share = (flags & AMBER_OPEN_PRIVATE) ? MAP_PRIVATE : MAP_SHARED;
-  int prot = PROT_READ | (h->writable || share == MAP_PRIVATE ? PROT_WRITE : 0);
+  int share = (flags & AMBER_OPEN_PRIVATE) ? MAP_PRIVATE | MAP_NORESERVE : MAP_SHARED;
+  int prot = PROT_READ | (h->writable || share != MAP_SHARED ? PROT_WRITE : 0);
   h->meta = mmap(NULL, AMBER_META_SIZE, prot, share, fd, 0);
   if (h->meta == MAP_FAILED) {
     h->meta = NULL;
@@ -249,13 +277,14 @@ int amber_heap_map(struct amber_heap *h, int flags) {
     return fail(h);
   }
   h->status = (struct amber_status *)((char *)h->meta + AMBER_STATUS_OFFSET);
+  amber_heap_fault_track(h); /* again below, with every mapping */
   if (h->status->clean != AMBER_CLEAN && h->status->clean != AMBER_DIRTY) {
     amber_error("heap %s has a corrupt status word (0x%llx); the file is damaged", path, (unsigned long long)h->status->clean);
     return fail(h);
   }
   if (amber_ordo_record_validate(h) != 0) return fail(h);
   if (flags & AMBER_OPEN_AT_BASE) {
-    if (share == MAP_PRIVATE) {
+    if (share != MAP_SHARED) {
       /* The window and the alias would be two separate private copies. */
       amber_error("heap %s: a private mapping cannot be opened at its base address", path);
       return fail(h);
@@ -292,7 +321,63 @@ int amber_heap_map(struct amber_heap *h, int flags) {
       return fail(h);
     }
   }
+  h->private_map = share != MAP_SHARED;
+  amber_heap_fault_track(h);
   return 0;
+}
+
+/* Of the n pages from page-aligned p in a private mapping: how many come
+ * first that this process has not written (still the file's page, or not
+ * touched).  0 when pagemap cannot tell. */
+static uint64_t private_unwritten(const char *p, uint64_t n) {
+  static int fd = -2;
+  if (fd == -2) fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint64_t done = 0, e[512];
+  while (done < n) {
+    uint64_t want = n - done < 512 ? n - done : 512;
+    off_t at = (off_t)(((uintptr_t)p / AMBER_PAGE + done) * sizeof e[0]);
+    ssize_t r = pread(fd, e, want * sizeof e[0], at);
+    if (r <= 0) return done;
+    for (uint64_t i = 0; i < (uint64_t)r / sizeof e[0]; i++, done++) {
+      int present = (e[i] >> 63) & 1, swapped = (e[i] >> 62) & 1, file = (e[i] >> 61) & 1;
+      if ((present && !file) || swapped) return done; /* an anonymous copy: written here */
+    }
+  }
+  return done;
+}
+
+uint64_t amber_heap_extent(const struct amber_heap *h, const void *p, uint64_t len, int *zero) {
+  *zero = 0;
+  if (!len) return 0;
+  uintptr_t a = (uintptr_t)p;
+  uint64_t off, room;
+  if (h->data && a - (uintptr_t)h->data < h->hdr.data_size) {
+    off = h->hdr.data_offset + (a - (uintptr_t)h->data);
+    room = h->hdr.data_size - (a - (uintptr_t)h->data);
+  } else if (h->engine_area && a - (uintptr_t)h->engine_area < h->hdr.engine_size) {
+    off = h->hdr.engine_offset + (a - (uintptr_t)h->engine_area);
+    room = h->hdr.engine_size - (a - (uintptr_t)h->engine_area);
+  } else {
+    return len < AMBER_PAGE ? len : AMBER_PAGE;
+  }
+  if (len > room) len = room;
+  uint64_t to_page = AMBER_PAGE - (a & (AMBER_PAGE - 1)), one = len < to_page ? len : to_page;
+  if (a & (AMBER_PAGE - 1)) return one; /* only whole pages are judged */
+  off_t d = lseek(h->fd, (off_t)off, SEEK_DATA);
+  if (d < 0 && errno != ENXIO) return one;
+  uint64_t hole = d < 0 ? len : (uint64_t)d - off; /* ENXIO: no data after off */
+  if (hole > len) hole = len;
+  hole &= ~(uint64_t)(AMBER_PAGE - 1);
+  if (hole && h->private_map) hole = private_unwritten(p, hole / AMBER_PAGE) * AMBER_PAGE;
+  if (hole) {
+    *zero = 1;
+    return hole;
+  }
+  off_t e = lseek(h->fd, (off_t)off, SEEK_HOLE);
+  if (e < 0 || (uint64_t)e <= off) return one;
+  uint64_t data = ((uint64_t)e - off + AMBER_PAGE - 1) & ~(uint64_t)(AMBER_PAGE - 1);
+  return data < len ? data : len;
 }
 
 void amber_heap_pm_attach(struct amber_heap *h) {

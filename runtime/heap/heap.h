@@ -30,6 +30,8 @@ struct amber_heap {
    * NULL otherwise. */
   char *window;
   char *engine_area;             /* mapping of the engine's area (or NULL) */
+  int private_map;               /* AMBER_OPEN_PRIVATE: copy-on-write mappings */
+  int creating;                  /* amber_heap_create's: the file has no name yet */
   const struct amber_engine *engine;
   /* Set by an engine's recover when the heap needed recovery (for an engine
    * whose status-page state word does not tell: the tool's "pending"). */
@@ -40,6 +42,7 @@ struct amber_create_args {
   uint64_t data_size;
   uint64_t base;
   uint32_t engine;
+  int reserve; /* give the file all its blocks now (AMBER_HEAP_RESERVE) */
 };
 
 enum {
@@ -53,7 +56,8 @@ enum {
 };
 
 /* Creates a heap file atomically (it appears complete or not at all), with
- * an engine area of engine_size bytes; format(h, ctx) fills the mapped data
+ * an engine area of engine_size bytes, its blocks reserved when a->reserve
+ * (a file system without room refuses it here, naming the free space); format(h, ctx) fills the mapped data
  * and engine areas before the file gets its name.  Returns 0, 1 when
  * another process created it first, -1 after an error message. */
 int amber_heap_create(const char *path, const struct amber_create_args *a, uint64_t engine_size,
@@ -69,6 +73,17 @@ int amber_heap_open_file(const char *path, int flags, struct amber_heap *h);
 int amber_heap_map(struct amber_heap *h, int flags);
 
 void amber_heap_unmap(struct amber_heap *h);
+
+/* The run of bytes from p (in one of h's mappings, at most len of them)
+ * whose contents are all alike in one way: *zero = 1, they read as zero
+ * because the file has a hole there (SEEK_DATA; a reserved but unwritten
+ * block counts) that this process has not written through a private
+ * mapping either (/proc/self/pagemap); *zero = 0, they may hold data.
+ * Returns at least 1 when len > 0.  This is what makes an open and
+ * amber check/info/stats cost what the heap uses, not its size: the
+ * allocator's page table (1/64 of the data area) and romulus' twins are
+ * read only where they can hold something. */
+uint64_t amber_heap_extent(const struct amber_heap *h, const void *p, uint64_t len, int *zero);
 
 /* Tells the persistence backend which mappings hold the heap file (the
  * simulator models them). */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "heap.h"
+#include "sigline.h"
 
 /* Set once at open, before the window is published; read by the handler. */
 static uintptr_t window_lo, window_size;
@@ -39,86 +40,42 @@ void amber_strict_open(const struct amber_heap *h) {
   __atomic_store_n(&window_lo, (uintptr_t)h->window, __ATOMIC_RELEASE);
 }
 
-/* ---- async-signal-safe output ---- */
-
-struct line {
-  char buf[512];
-  size_t n;
-};
-
-static void put(struct line *l, const char *s) {
-  while (*s && l->n < sizeof l->buf) l->buf[l->n++] = *s++;
-}
-
-static void put_hex(struct line *l, uint64_t v) {
-  char d[19];
-  int i = (int)sizeof d;
-  do {
-    d[--i] = "0123456789abcdef"[v & 15];
-    v >>= 4;
-  } while (v);
-  d[--i] = 'x';
-  d[--i] = '0';
-  for (; i < (int)sizeof d && l->n < sizeof l->buf; i++) l->buf[l->n++] = d[i];
-}
-
-static void put_dec(struct line *l, uint64_t v) {
-  char d[20];
-  int i = (int)sizeof d;
-  do {
-    d[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  for (; i < (int)sizeof d && l->n < sizeof l->buf; i++) l->buf[l->n++] = d[i];
-}
-
-static void flush_line(struct line *l) {
-  if (l->n == sizeof l->buf) l->n--;
-  l->buf[l->n++] = '\n';
-  for (size_t off = 0; off < l->n;) {
-    ssize_t w = write(2, l->buf + off, l->n - off);
-    if (w <= 0) break;
-    off += (size_t)w;
-  }
-  l->n = 0;
-}
-
 /* ---- the report ---- */
 
 /* One frame: "  #N 0xPC function+0xOFF (module+0xOFF)". */
-static void put_frame(struct line *l, int n, unw_cursor_t *c, uintptr_t pc) {
-  put(l, "  #");
-  put_dec(l, (uint64_t)n);
-  put(l, " ");
-  put_hex(l, pc);
+static void put_frame(struct amber_sigline *l, int n, unw_cursor_t *c, uintptr_t pc) {
+  amber_sigline_put(l, "  #");
+  amber_sigline_dec(l, (uint64_t)n);
+  amber_sigline_put(l, " ");
+  amber_sigline_hex(l, pc);
   char name[256];
   unw_word_t off = 0;
   if (unw_get_proc_name(c, name, sizeof name, &off) == 0) {
-    put(l, " ");
-    put(l, name);
-    put(l, "+");
-    put_hex(l, off);
+    amber_sigline_put(l, " ");
+    amber_sigline_put(l, name);
+    amber_sigline_put(l, "+");
+    amber_sigline_hex(l, off);
   }
   Dl_info di;
   /* A caller's pc is the return address: look up the call instruction. */
   if (dladdr((void *)(n ? pc - 1 : pc), &di) && di.dli_fname) {
-    put(l, " (");
-    put(l, di.dli_fname);
-    put(l, "+");
-    put_hex(l, pc - (uintptr_t)di.dli_fbase);
-    put(l, ")");
+    amber_sigline_put(l, " (");
+    amber_sigline_put(l, di.dli_fname);
+    amber_sigline_put(l, "+");
+    amber_sigline_hex(l, pc - (uintptr_t)di.dli_fbase);
+    amber_sigline_put(l, ")");
   }
-  flush_line(l);
+  amber_sigline_flush(l);
 }
 
 static void backtrace_from(void *uc) {
-  struct line l = {.n = 0};
-  put(&l, "amber: backtrace (innermost first):");
-  flush_line(&l);
+  struct amber_sigline l = {.n = 0};
+  amber_sigline_put(&l, "amber: backtrace (innermost first):");
+  amber_sigline_flush(&l);
   unw_cursor_t c;
   if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0) {
-    put(&l, "  (no backtrace: libunwind cannot unwind from this fault)");
-    flush_line(&l);
+    amber_sigline_put(&l, "  (no backtrace: libunwind cannot unwind from this fault)");
+    amber_sigline_flush(&l);
     return;
   }
   for (int n = 0; n < 64; n++) {
@@ -138,21 +95,21 @@ void amber_strict_fault(const siginfo_t *si, void *uc) {
   /* The page-fault error code: bit 1 is set for a write. */
   write_access = uc && (((const ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 #endif
-  struct line l = {.n = 0};
-  put(&l, "amber: error: persistent memory accessed outside the runtime: ");
-  put(&l, write_access ? "write of " : "read of ");
-  put_hex(&l, a);
-  put(&l, " (heap ");
-  put(&l, heap_path);
-  put(&l, " offset ");
-  put_hex(&l, data_file_off + (a - lo));
-  put(&l, ")");
-  flush_line(&l);
-  put(&l, "amber: note: code amber did not instrument touched the heap directly; compile it with amber-cc so that its "
+  struct amber_sigline l = {.n = 0};
+  amber_sigline_put(&l, "amber: error: persistent memory accessed outside the runtime: ");
+  amber_sigline_put(&l, write_access ? "write of " : "read of ");
+  amber_sigline_hex(&l, a);
+  amber_sigline_put(&l, " (heap ");
+  amber_sigline_put(&l, heap_path);
+  amber_sigline_put(&l, " offset ");
+  amber_sigline_hex(&l, data_file_off + (a - lo));
+  amber_sigline_put(&l, ")");
+  amber_sigline_flush(&l);
+  amber_sigline_put(&l, "amber: note: code amber did not instrument touched the heap directly; compile it with amber-cc so that its "
           "accesses go through the runtime");
-  put(&l, write_access ? " (its writes are never allowed: they would not be crash-safe)"
+  amber_sigline_put(&l, write_access ? " (its writes are never allowed: they would not be crash-safe)"
                        : ", or run with AMBER_STRICT=0 to let it read the heap (possibly stale data; docs/guide.md)");
-  flush_line(&l);
+  amber_sigline_flush(&l);
   backtrace_from(uc);
   _exit(2);
 }

@@ -37,6 +37,20 @@ static uint64_t pagetab_pages(uint64_t npages) {
   return (npages * sizeof(struct amber_page_desc) + AMBER_PAGE - 1) / AMBER_PAGE;
 }
 
+/* From descriptor p of the page table at pt (np descriptors): how many
+ * descriptors read as zero (*zero = 1: free, never written; nothing to
+ * look at) or may not (*zero = 0), at least 1.  The table is 1/64 of the
+ * data area and mostly a hole in the file of a heap that is not full:
+ * walks cost what the heap uses. */
+static uint64_t desc_run(const struct amber_heap *h, const struct amber_page_desc *pt, uint64_t p, uint64_t np, int *zero) {
+  uint64_t n = amber_heap_extent(h, &pt[p], (np - p) * sizeof *pt, zero) / sizeof *pt;
+  if (!n) {
+    *zero = 0;
+    n = 1;
+  }
+  return n;
+}
+
 static uint32_t dh_crc(const struct amber_data_header *dh) {
   return amber_crc32c(0, dh, offsetof(struct amber_data_header, crc));
 }
@@ -214,7 +228,18 @@ static int walk_image(struct walk *w, size_t *objects, size_t *bytes) {
   }
   size_t objs = 0, used = 0;
   uint64_t run_end = 0, run_head = 0;
-  for (uint64_t p = 0; p < np; p++) {
+  for (uint64_t p = 0, judged = 0; p < np; p++) {
+    if (p >= judged) {
+      /* Zero descriptors are right wherever they are (metadata, inside a
+       * large object, free): a run of them needs no look. */
+      int zero;
+      uint64_t n = desc_run(h, pt, p, np, &zero);
+      judged = p + n;
+      if (zero) {
+        p = judged - 1;
+        continue;
+      }
+    }
     const struct amber_page_desc *d = &pt[p];
     uint64_t at = AMBER_PAGE + p * sizeof *pt;
     if (p < first) {
@@ -299,7 +324,19 @@ void amber_alloc_census(const struct amber_heap *h, const char *data, struct amb
   c->meta_pages = first;
   const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + AMBER_PAGE);
   uint64_t run = 0;
-  for (uint64_t p = first; p < np; p++) {
+  for (uint64_t p = first, judged = first; p < np; p++) {
+    if (p >= judged) {
+      int zero;
+      uint64_t n = desc_run(h, pt, p, np, &zero);
+      judged = p + n;
+      if (zero) { /* n free pages */
+        c->free_pages += n;
+        run += n;
+        if (run > c->largest_free_run) c->largest_free_run = run;
+        p = judged - 1;
+        continue;
+      }
+    }
     const struct amber_page_desc *d = &pt[p];
     if (d->kind == AMBER_PAGE_FREE && all_zero(d, sizeof *d)) {
       c->free_pages++;
@@ -391,7 +428,17 @@ void amber_alloc_open(struct amber_heap *h) {
   partial_key = xcalloc(npages, sizeof *partial_key);
   for (unsigned i = 0; i < AMBER_NARENAS; i++) pthread_mutex_init(&arenas[i].lock, NULL);
   for (uint64_t p = 0; p < first_page; p++) page_used[p] = 1;
-  for (uint64_t p = first_page; p < npages; p++) {
+  const struct amber_page_desc *pt = (const struct amber_page_desc *)(h->data + AMBER_PAGE);
+  for (uint64_t p = first_page, judged = first_page; p < npages; p++) {
+    if (p >= judged) {
+      int zero;
+      uint64_t n = desc_run(h, pt, p, npages, &zero);
+      judged = p + n;
+      if (zero) { /* free pages */
+        p = judged - 1;
+        continue;
+      }
+    }
     struct amber_page_desc *d = &pagetab[p];
     if (d->kind == AMBER_PAGE_SLAB) {
       page_used[p] = 1;

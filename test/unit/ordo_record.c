@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   int env = argc > 2;
   amber_options_load();
   amber_pm_init();
-  struct amber_create_args a = {2u << 20, 0x500000000000ull, AMBER_ENGINE_ROMULUS};
+  struct amber_create_args a = {2u << 20, 0x500000000000ull, AMBER_ENGINE_ROMULUS, 0};
   assert(amber_engine_heap_create(path, &a) == 0);
   int tsc = (amber_ordo_init(), amber_ordo_clk.mode == AMBER_ORDO_TSC);
 

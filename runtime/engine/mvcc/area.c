@@ -240,6 +240,11 @@ static void mv_thread_fini(struct amber_thread *t) {
   if (m && !m->in_tx) sync_unless_closing(m);
 }
 
+/* A block whose committed data is not all in the master yet. */
+static void count_unwritten(struct mv_ctl *c, void *left) {
+  if (__atomic_load_n(&c->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE)) ++*(uint64_t *)left;
+}
+
 /* The close protocol (docs/engines/mvcc.md, "Close"): mv.closing turns
  * away every transaction that starts from now on (Dekker with
  * publish_start: mv.closing, then txseq here; txseq, then mv.closing
@@ -272,10 +277,7 @@ static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
   mv_detector_stop();
   if (mv.check) mv_check_invariant("close");
   uint64_t left = 0;
-  for (uint64_t b = 0; b < mv.nblocks; b++) {
-    struct mv_ctl *c = mv_ctl_of(b);
-    if (c && (__atomic_load_n(&c->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE))) left++;
-  }
+  mv_shadow_each(count_unwritten, &left);
   if (left) {
     /* Not expected (nothing runs): keep the rings and the dirty mark. */
     amber_warn("heap %s: %llu blocks of committed data could not be written back at close; the heap stays dirty and "

@@ -135,6 +135,7 @@ struct mv_global {
   uint64_t block;
   uint64_t nblocks;
   struct mv_ctl **table;
+  uint64_t *table_used; /* bit i: a header was installed in the table's i-th 4 KiB page */
   struct mv_thread *threads;
   uint64_t tlog_bytes;
   int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
@@ -358,6 +359,10 @@ void mv_rp_store(void *addr, const void *src, size_t n);
 void mv_shadow_open(void);
 static inline struct mv_ctl *mv_ctl_of(uint64_t blk) { return __atomic_load_n(&mv.table[blk], __ATOMIC_ACQUIRE); }
 struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk);
+/* Calls fn(c) for every control header installed in the table, reading
+ * only the table's pages that hold one (a close costs the blocks written,
+ * not the heap's size). */
+void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx);
 
 /* tlog.c */
 struct mv_thread *mv_thread_of(struct amber_thread *t);

@@ -24,6 +24,27 @@ void mv_shadow_open(void) {
                 "heaps or a smaller heap",
                 (unsigned long long)mv.nblocks, bytes);
   mv.table = p;
+  size_t words = (bytes / 4096 + 64) / 64 * sizeof(uint64_t);
+  p = mmap(NULL, words, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) amber_fatal("mvcc: cannot reserve the shadow table's page map (%zu bytes)", words);
+  mv.table_used = p;
+}
+
+#define PER_PAGE (4096 / sizeof(struct mv_ctl *))
+
+void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
+  uint64_t pages = (mv.nblocks + PER_PAGE - 1) / PER_PAGE;
+  for (uint64_t w = 0; w * 64 < pages; w++) {
+    uint64_t bits = __atomic_load_n(&mv.table_used[w], __ATOMIC_ACQUIRE);
+    while (bits) {
+      uint64_t pg = w * 64 + (uint64_t)__builtin_ctzll(bits);
+      bits &= bits - 1;
+      for (uint64_t b = pg * PER_PAGE; b < (pg + 1) * PER_PAGE && b < mv.nblocks; b++) {
+        struct mv_ctl *c = mv_ctl_of(b);
+        if (c) fn(c, ctx);
+      }
+    }
+  }
 }
 
 static struct mv_ctl *ctl_new(struct mv_thread *m) {
@@ -53,7 +74,11 @@ struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk) {
   memset(n, 0, sizeof *n);
   n->blk = blk;
   struct mv_ctl *expect = NULL;
-  if (__atomic_compare_exchange_n(&mv.table[blk], &expect, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return n;
+  if (__atomic_compare_exchange_n(&mv.table[blk], &expect, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    uint64_t pg = blk / PER_PAGE;
+    __atomic_fetch_or(&mv.table_used[pg / 64], 1ull << (pg % 64), __ATOMIC_RELEASE);
+    return n;
+  }
   m->spare = n; /* another thread installed one first */
   return expect;
 }

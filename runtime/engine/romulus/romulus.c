@@ -156,6 +156,19 @@ static void commit_unlogged(struct amber_heap *h);
 
 static uint64_t rom_area_size(uint64_t data_size) { return data_size; }
 
+/* From page p of the twins (np pages): how many pages read as zero in both
+ * (*zero = 1: equal, nothing to look at; holes of a heap that is not full)
+ * or may not (*zero = 0); at least 1. */
+static uint64_t twin_run(const struct amber_heap *h, uint64_t p, uint64_t np, int *zero) {
+  int zm, zb;
+  uint64_t len = (np - p) * AMBER_PAGE;
+  uint64_t m = amber_heap_extent(h, h->data + p * AMBER_PAGE, len, &zm);
+  uint64_t b = amber_heap_extent(h, h->engine_area + p * AMBER_PAGE, len, &zb);
+  *zero = zm && zb;
+  uint64_t n = (*zero ? (m < b ? m : b) : !zm && !zb ? (m < b ? m : b) : zm ? b : m) / AMBER_PAGE;
+  return n ? n : 1;
+}
+
 static void rom_format(struct amber_heap *h) {
   /* A new data area is its header and zeroes: make back the same. */
   memcpy(h->engine_area, h->data, AMBER_PAGE);
@@ -179,21 +192,38 @@ static int rom_validate(struct amber_heap *h) {
   if (s == ROM_IDLE) {
     uint64_t np = h->hdr.data_size / AMBER_PAGE;
     uint64_t meta = 1 + (np * sizeof(struct amber_page_desc) + AMBER_PAGE - 1) / AMBER_PAGE;
-    for (uint64_t p = 0; p < meta; p++)
+    for (uint64_t p = 0, judged = 0; p < meta; p++) {
+      if (p >= judged) {
+        int zero;
+        judged = p + twin_run(h, p, meta, &zero);
+        if (zero) {
+          p = judged - 1;
+          continue;
+        }
+      }
       if (memcmp(h->data + p * AMBER_PAGE, h->engine_area + p * AMBER_PAGE, AMBER_PAGE))
         return amber_error("heap %s: the romulus twins differ in allocator metadata page %llu (file offsets 0x%llx and 0x%llx) while "
                            "the heap is idle; the file is damaged: restore it from a copy (amber check lists every problem)",
                            h->path, (unsigned long long)p, (unsigned long long)(h->hdr.data_offset + p * AMBER_PAGE),
                            (unsigned long long)(h->hdr.engine_offset + p * AMBER_PAGE));
+    }
   }
   return 0;
 }
 
 /* Copies `from` over `to` page by page, skipping equal pages (so untouched
  * sparse pages stay unallocated), and flushes what it wrote. */
-static uint64_t copy_twin(char *to, const char *from, uint64_t size, enum amber_pm_cat cat) {
+static uint64_t copy_twin(const struct amber_heap *h, char *to, const char *from, uint64_t size, enum amber_pm_cat cat) {
   uint64_t changed = 0;
-  for (uint64_t off = 0; off < size; off += AMBER_PAGE) {
+  for (uint64_t off = 0, judged = 0; off < size; off += AMBER_PAGE) {
+    if (off >= judged) {
+      int zero;
+      judged = off + twin_run(h, off / AMBER_PAGE, size / AMBER_PAGE, &zero) * AMBER_PAGE;
+      if (zero) {
+        off = judged - AMBER_PAGE;
+        continue;
+      }
+    }
     if (memcmp(to + off, from + off, AMBER_PAGE) == 0) continue;
     memcpy(to + off, from + off, AMBER_PAGE);
     amber_pm_wrote(to + off, AMBER_PAGE);
@@ -212,8 +242,8 @@ static void rom_recover(struct amber_heap *h) {
    * COPYING: main is consistent; back may be half-copied.  Either copy is
    * idempotent, and the state changes only after it is durable, so a crash
    * here just repeats it. */
-  if (s == ROM_MUT) pages = copy_twin(h->data, h->engine_area, h->hdr.data_size, AMBER_PM_DATA);
-  else pages = copy_twin(h->engine_area, h->data, h->hdr.data_size, AMBER_PM_CKPT);
+  if (s == ROM_MUT) pages = copy_twin(h, h->data, h->engine_area, h->hdr.data_size, AMBER_PM_DATA);
+  else pages = copy_twin(h, h->engine_area, h->data, h->hdr.data_size, AMBER_PM_CKPT);
   set_state(h, ROM_IDLE, 1);
   amber_info("recovered heap %s: romulus state %s, %llu pages restored", h->path, s == ROM_MUT ? "MUTATING" : "COPYING",
              (unsigned long long)pages);
@@ -231,7 +261,15 @@ static int rom_check(struct amber_heap *h) {
    * is one problem. */
   uint64_t np = h->hdr.data_size / AMBER_PAGE, first = amber_heap_dh(h)->first_page;
   int runs = 0;
-  for (uint64_t p = 0; p < np; p++) {
+  for (uint64_t p = 0, judged = 0; p < np; p++) {
+    if (p >= judged) {
+      int zero;
+      judged = p + twin_run(h, p, np, &zero);
+      if (zero) {
+        p = judged - 1;
+        continue;
+      }
+    }
     if (!memcmp(h->data + p * AMBER_PAGE, h->engine_area + p * AMBER_PAGE, AMBER_PAGE)) continue;
     uint64_t q = p + 1;
     while (q < np && (q < first) == (p < first) && memcmp(h->data + q * AMBER_PAGE, h->engine_area + q * AMBER_PAGE, AMBER_PAGE)) q++;
@@ -343,14 +381,31 @@ static uint64_t each_changed_page(struct amber_heap *h, void (*fn)(struct amber_
   const struct amber_data_header *dh = amber_heap_dh(h);
   const struct amber_page_desc *pm = (const void *)(h->data + dh->pagetab_off);
   const struct amber_page_desc *pb = (const void *)(h->engine_area + dh->pagetab_off);
-  uint64_t n = 0, run_end = 0;
-  for (uint64_t p = 0; p < dh->npages; p++) {
+  uint64_t n = 0, run_end = 0, pages_judged = 0;
+  int pages_zero = 0;
+  for (uint64_t p = 0, judged = 0; p < dh->npages; p++) {
+    if (p >= judged) {
+      /* Descriptors that are zero in both twins: pages no object is on
+       * (past the metadata and the last large object), skipped unread. */
+      int zm, zb;
+      uint64_t len = (dh->npages - p) * sizeof *pm;
+      uint64_t a = amber_heap_extent(h, &pm[p], len, &zm) / sizeof *pm, b = amber_heap_extent(h, &pb[p], len, &zb) / sizeof *pb;
+      uint64_t k = a < b ? a : b, must = dh->first_page > run_end ? dh->first_page : run_end;
+      judged = p + (k ? k : 1);
+      if (zm && zb && p >= must) {
+        p = judged - 1;
+        continue;
+      }
+      if (zm && zb && must < judged) judged = must; /* metadata or an object's pages: compared */
+    }
     for (int twin = 0; twin < 2; twin++) {
       const struct amber_page_desc *d = twin ? &pb[p] : &pm[p];
       if (d->kind == AMBER_PAGE_LARGE && d->npages && p + d->npages > run_end) run_end = p + d->npages;
       if (d->kind == AMBER_PAGE_SLAB && p + 1 > run_end) run_end = p + 1;
     }
     if (p >= dh->first_page && p >= run_end) continue;
+    if (p >= pages_judged) pages_judged = p + twin_run(h, p, dh->npages, &pages_zero);
+    if (pages_zero) continue; /* a hole in both twins: equal */
     uint64_t off = p * AMBER_PAGE;
     if (memcmp(h->data + off, h->engine_area + off, AMBER_PAGE) == 0) continue;
     n++;
