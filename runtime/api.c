@@ -1,5 +1,6 @@
 /* The public API of include/amber.h that works on the process's heap
  * (amber_root, amber_usage): it opens the heap at first use. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,9 +48,16 @@ void *amber_root(size_t size) {
   if (size == 0) amber_fatal("amber_root(0): the root object needs a size; pass sizeof your root struct");
   amber_ensure_init();
   struct amber_data_header *dh = amber_heap_dh(&amber_the_heap);
-  /* Fast path: an existing root of the right size needs no transaction. */
-  if (dh->root_off && dh->root_size == size && amber_tx_engine->direct_reads)
-    return amber_heap_canonical(amber_the_heap.data + dh->root_off);
+  /* Fast path: an existing root of the right size needs no transaction.
+   * Its two words are read as committed (another thread's running
+   * transaction may be creating the root). */
+  if (amber_tx_engine->direct_reads) {
+    uint64_t root[2]; /* root_off, root_size */
+    _Static_assert(offsetof(struct amber_data_header, root_size) == offsetof(struct amber_data_header, root_off) + 8,
+                   "root_off and root_size are adjacent");
+    amber_tx_read(amber_thread(), &dh->root_off, root, sizeof root);
+    if (root[0] && root[1] == size) return amber_heap_canonical(amber_the_heap.data + root[0]);
+  }
   struct root_req r = {size, NULL, 0};
   char what[64];
   snprintf(what, sizeof what, "amber_root(%zu bytes)", size);

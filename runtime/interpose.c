@@ -60,13 +60,17 @@ int amber_interpose_heap_contains(const void *addr) {
 
 /* ---- reading and writing the heap ---- */
 
-/* Heap reads need the engine (its committed versions may not be in the data
- * area yet): an engine without direct reads, a heap still open.  Otherwise
- * the data area holds the committed state and is read in place, at the
- * alias.  Either way libc never reads the canonical window itself: it is
- * inaccessible (strict mode) or may be stale. */
+/* Heap reads need the engine: mvcc's committed versions may not be in the
+ * data area yet (while the heap is open), and outside transactions romulus'
+ * data area may hold a running writer's stores (its engine reads the
+ * committed twin, closed heap or not).  Inside a transaction of an engine
+ * with direct reads the data area is the transaction's view, read in place,
+ * at the alias.  Either way libc never reads the canonical window itself:
+ * it is inaccessible (strict mode) or may be stale. */
 static int engine_reads(void) {
-  return amber_tx_engine && !amber_tx_engine->direct_reads && !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
+  if (!amber_tx_engine) return 0;
+  if (amber_tx_engine->direct_reads) return amber_thread()->depth == 0;
+  return !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
 }
 
 void amber_interpose_check_usable(const char *fn, const void *addr) {
@@ -78,8 +82,11 @@ void amber_interpose_check_usable(const char *fn, const void *addr) {
 }
 
 void amber_interpose_read_tx(void (*fn)(void *), void *arg) {
-  /* In a transaction: its view; reads in place: no transaction needed. */
-  if (amber_thread()->depth > 0 || !engine_reads()) fn(arg);
+  /* In a transaction: its view.  Outside, an engine with direct reads
+   * answers each piece with committed bytes without a transaction (a
+   * romulus transaction would wait for the running writer); mvcc reads
+   * them all in one transaction. */
+  if (amber_thread()->depth > 0 || !engine_reads() || amber_tx_engine->direct_reads) fn(arg);
   else amber_tx_run_internal(fn, arg);
 }
 

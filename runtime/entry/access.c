@@ -29,19 +29,20 @@ static void lone_store_fn(void *arg) {
   amber_tx_write(amber_thread(), s->p, s->src, s->n);
 }
 
-/* Outside regions (the cold side of the pass's range check on a load) this
- * is the latest committed value: engines with direct_reads keep it in place
- * (romulus: a writer never aborts, so an in-place read sees the last
- * committed value or one a running writer is about to commit), the others
- * know where it is (mvcc: maybe still only in a DRAM version). */
+/* In a transaction of an engine with direct_reads the data area is the
+ * transaction's view, read in place.  Outside transactions (the cold side
+ * of the pass's range check on a load, libc readers outside regions) the
+ * engine answers with the latest committed value: the data area may hold a
+ * running writer's stores (romulus), or not yet the newest commit (mvcc). */
 static inline void do_load(const void *p, void *dst, size_t n) {
   if (amber_in_heap(p)) {
     check_span(p, n);
-    if (amber_tx_engine->direct_reads) {
+    struct amber_thread *t = amber_thread();
+    if (amber_tx_engine->direct_reads && t->depth) {
       memcpy(dst, amber_heap_alias(p), n);
       return;
     }
-    amber_tx_read(amber_thread(), amber_heap_alias(p), dst, n);
+    amber_tx_read(t, amber_heap_alias(p), dst, n);
     return;
   }
   if (amber_op_load(p, dst, n)) return;

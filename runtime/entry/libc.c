@@ -1,8 +1,10 @@
 /* libc functions called inside regions, rewritten by the pass to these
  * wrappers (same signatures and results as libc).  Writes to persistent
  * memory go through the transaction; reads too unless the engine allows
- * reading the heap in place, and then at the alias (amber_heap_reach): results
- * that point into a string are given back canonical. */
+ * reading the heap in place in a transaction, and then at the alias
+ * (amber_heap_reach): results that point into a string are given back
+ * canonical.  Outside regions (the pass rewrites libc calls there too) every
+ * heap read goes through the engine. */
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +17,11 @@
 #define CHUNK 256
 
 /* Volatile memory is read in place, except while a transaction captures
- * or replays its inputs: then every byte goes through __amber_load*. */
+ * or replays its inputs: then every byte goes through __amber_load*.  Heap
+ * memory in place only inside a transaction of a direct_reads engine:
+ * outside regions the engine finds the latest commit (access.c). */
 static inline int direct(const void *p) {
-  if (amber_in_heap(p)) return amber_tx_engine->direct_reads;
+  if (amber_in_heap(p)) return amber_tx_engine->direct_reads && amber_thread()->depth;
   return !amber_op_active();
 }
 

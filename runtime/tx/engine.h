@@ -13,7 +13,7 @@ struct amber_thread;
 struct amber_engine {
   const char *name;
   uint32_t id;      /* enum amber_engine_id */
-  int direct_reads; /* inside a transaction, heap memory may be read in place */
+  int direct_reads; /* inside a transaction, heap memory may be read in place (outside: `load`) */
   int aborts_writers; /* writing transactions may abort (and are re-run) */
   /* Optional: refuses (-1 after a message) to create (creating = 1) or open
    * for writing a heap of this engine in the current configuration. */
@@ -58,6 +58,10 @@ struct amber_engine {
    * engine that cannot serve a write in the current mode calls
    * amber_tx_restart(t, AMBER_ABORT_UPGRADE). */
   void (*begin)(struct amber_thread *t);
+  /* Also called outside transactions (t->depth == 0: loads outside regions,
+   * libc reading the heap for code amber never compiled): then it returns
+   * the latest committed bytes, never a running transaction's, and does not
+   * wait for a running transaction to end. */
   void (*load)(struct amber_thread *t, const void *addr, void *dst, size_t n);
   void (*store)(struct amber_thread *t, void *addr, const void *src, size_t n);
   void (*commit)(struct amber_thread *t);

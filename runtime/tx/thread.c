@@ -9,7 +9,7 @@
 #include "alloc.h"
 #include "base/diag.h"
 
-__thread struct amber_thread *amber_self;
+__thread struct amber_thread *amber_self __attribute__((tls_model("initial-exec")));
 /* Invariant: a state joins this list once, at its head, and never leaves
  * it (exited states are reused in place). */
 static struct amber_thread *all_threads;

@@ -76,7 +76,10 @@ struct amber_thread {
   struct amber_thread *next_thread;
 };
 
-extern __thread struct amber_thread *amber_self;
+/* Initial-exec: every access callback reads it, and libamber is loaded with
+ * the program (linked or preloaded), never dlopen'ed, so its TLS is static
+ * (no __tls_get_addr call per access). */
+extern __thread struct amber_thread *amber_self __attribute__((tls_model("initial-exec")));
 struct amber_thread *amber_thread_slow(void);
 static inline struct amber_thread *amber_thread(void) {
   struct amber_thread *t = amber_self;

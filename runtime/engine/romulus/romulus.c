@@ -65,6 +65,94 @@ static void write_lock(void) {
 }
 static void write_unlock(void) { __atomic_store_n(&rw.writer, 0, __ATOMIC_RELEASE); }
 
+/* ---- loads outside transactions: which twin holds the committed state ----
+ * Invariant: while twin_seq is odd, a writer may be storing to main and back
+ * holds the last committed state (I1); while it is even, nothing stores to
+ * main and main holds it (back may be being copied to).  Only the writer
+ * changes it, holding the write lock: to odd before its first store to main,
+ * to even after its commit point (fence 3), before it copies to back.  A
+ * load outside transactions reads the twin the sequence names and keeps the
+ * bytes only if the sequence did not change meanwhile (a seqlock): it never
+ * waits for the writer, and never returns a store that has not committed
+ * nor bytes torn by the copy.  docs/engines/romulus.md, "Loads outside
+ * regions". */
+static struct {
+  _Alignas(64) uint64_t seq;
+  int closed; /* rom_close holds the write lock for good */
+} twin;
+
+/* Seqlock attempts before a load waits for the running writer instead:
+ * each failed attempt saw a writer start or commit during the copy, so only
+ * a load longer than a writer's phases (a large libc read under back-to-back
+ * writers) gets here. */
+#define TWIN_TRIES 8
+
+static void readers_to_back(void) {
+  uint64_t s = __atomic_load_n(&twin.seq, __ATOMIC_RELAXED);
+  if (s & 1) return;
+  __atomic_store_n(&twin.seq, s + 1, __ATOMIC_RELAXED);
+  /* Readers see the new sequence before any store to main that follows. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void readers_to_main(void) {
+  uint64_t s = __atomic_load_n(&twin.seq, __ATOMIC_RELAXED);
+  if (!(s & 1)) return;
+  /* Release: main's committed bytes are visible to a reader that sees the
+   * even sequence; the fence: before any store to back that follows. */
+  __atomic_store_n(&twin.seq, s + 1, __ATOMIC_RELEASE);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* read_lock, unless the heap is closed first (its writer lock stays held). */
+static int read_lock_open(void) {
+  unsigned spins = 0;
+  for (;;) {
+    while (__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE)) {
+      if (__atomic_load_n(&twin.closed, __ATOMIC_ACQUIRE)) return 0;
+      cpu_relax(&spins);
+    }
+    __atomic_fetch_add(&rw.readers, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&rw.writer, __ATOMIC_SEQ_CST)) return 1;
+    __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE);
+  }
+}
+
+/* The pass's loads are 1, 2, 4 or 8 bytes: copied inline, not by a call. */
+static inline void copy_bytes(void *dst, const char *src, size_t n) {
+  switch (n) {
+  case 8: memcpy(dst, src, 8); break;
+  case 4: memcpy(dst, src, 4); break;
+  case 2: memcpy(dst, src, 2); break;
+  case 1: memcpy(dst, src, 1); break;
+  default: memcpy(dst, src, n);
+  }
+}
+
+/* One seqlock attempt: 1 when the bytes copied are committed ones. */
+static inline int read_twin(const char *addr, void *dst, size_t n, struct amber_heap *h) {
+  uint64_t s = __atomic_load_n(&twin.seq, __ATOMIC_ACQUIRE);
+  copy_bytes(dst, (s & 1 ? h->engine_area - h->data + addr : addr), n);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  return __atomic_load_n(&twin.seq, __ATOMIC_RELAXED) == s;
+}
+
+__attribute__((noinline)) static void read_committed_retry(const char *addr, void *dst, size_t n, struct amber_heap *h) {
+  for (unsigned tries = 1;; tries++) {
+    /* Holding the read lock, no writer runs: main is committed. */
+    if (tries >= TWIN_TRIES && read_lock_open()) {
+      memcpy(dst, addr, n);
+      read_unlock();
+      return;
+    }
+    if (read_twin(addr, dst, n, h)) return;
+  }
+}
+
+static inline void read_committed(const char *addr, void *dst, size_t n, struct amber_heap *h) {
+  if (__builtin_expect(!read_twin(addr, dst, n, h), 0)) read_committed_retry(addr, dst, n, h);
+}
+
 /* ---- per-thread log of modified lines (data offsets, line aligned) ---- */
 struct rom_log {
   uint64_t *lines; /* in first-write order */
@@ -317,6 +405,9 @@ static int rom_close(struct amber_heap *h, uint64_t wait_ms) {
    * still running after the wait leaves the heap dirty: recovery puts the
    * consistent twin back, as after a crash. */
   int running = write_lock_within(wait_ms);
+  /* Loads outside regions stop waiting for the read lock from here on
+   * (read_lock_open): the writer flag may never be released again. */
+  __atomic_store_n(&twin.closed, 1, __ATOMIC_RELEASE);
   if (running) return running;
   /* Every committed write went through the log, so the twins are equal,
    * unless code amber did not instrument wrote the heap outside regions.
@@ -341,12 +432,15 @@ static void rom_begin(struct amber_thread *t) {
 }
 
 static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
-  (void)t;
-  memcpy(dst, addr, n);
+  /* In a transaction main is the truth (the lock keeps writers out, or this
+   * is the writer); outside, main may hold a running writer's stores. */
+  if (t->depth) memcpy(dst, addr, n);
+  else read_committed(addr, dst, n, heap);
 }
 
 static inline void begin_mutation(struct amber_thread *t, struct rom_log *l) {
   if (!l->mutating) {
+    readers_to_back();
     /* Fence 1: MUTATING is durable before main changes. */
     set_state(heap, ROM_MUT, 1);
     l->mutating = 1;
@@ -438,6 +532,7 @@ static void commit_unlogged(struct amber_heap *h) {
   each_changed_page(h, flush_main_page);
   amber_pm_fence(AMBER_PM_DATA);
   set_state(h, ROM_CPY, 1);
+  readers_to_main();
   each_changed_page(h, copy_page_to_back);
   amber_pm_fence(AMBER_PM_CKPT);
   set_state(h, ROM_IDLE, 0);
@@ -453,8 +548,10 @@ static void rom_commit(struct amber_thread *t) {
     for (size_t i = 0; i < l->n; i++)
       amber_pm_flush(heap->data + l->lines[i], AMBER_LINE, l->lines[i] < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
     amber_pm_fence(AMBER_PM_DATA);
-    /* Fence 3: COPYING is durable; main is now the consistent twin. */
+    /* Fence 3: COPYING is durable; main is now the consistent twin, and
+     * loads outside transactions read it from here on. */
     set_state(heap, ROM_CPY, 1);
+    readers_to_main();
     /* Fence 4: back has caught up with main. */
     for (size_t i = 0; i < l->n; i++) {
       memcpy(heap->engine_area + l->lines[i], heap->data + l->lines[i], AMBER_LINE);
