@@ -8,6 +8,7 @@
 #include "base/diag.h"
 #include "heap/ordo_record.h"
 #include "ordo/calibrate.h"
+#include "ordo/check.h"
 #include "ordo/ordo.h"
 #include "stats.h"
 
@@ -77,11 +78,13 @@ static void print_text(const char *path, const struct amber_ordo_record *o) {
            when(p->check_unix_ns, t, sizeof t), p->cpu_a, p->cpu_b, (unsigned long long)p->check_value,
            (unsigned long long)p->check_rtt, p->check_flags & AMBER_ORDO_CHECK_CLEAN ? "clean" : "disturbed", p->checks,
            p->checks == 1 ? "" : "s");
+  else if (o->boundary * 1000000ull <= AMBER_ORDO_CHECK_ABOVE_NS * khz)
+    printf("last check     none needed: opens check a stored value above %.0f us only\n", (double)AMBER_ORDO_CHECK_ABOVE_NS / 1e3);
   else if (p->checks)
     printf("last check     none at the last open (CPUs %d and %d not usable, or AMBER_ORDO_BOUNDARY set); %u check%s since the measurement\n",
            p->cpu_a, p->cpu_b, p->checks, p->checks == 1 ? "" : "s");
   else
-    printf("last check     none yet (each open checks the stored value)\n");
+    printf("last check     none yet (each open checks a stored value above %.0f us)\n", (double)AMBER_ORDO_CHECK_ABOVE_NS / 1e3);
   char model[sizeof o->fp.model + 1];
   memcpy(model, o->fp.model, sizeof o->fp.model);
   model[sizeof o->fp.model] = 0;

@@ -150,6 +150,10 @@ static void choose_boundary(const char *path, struct amber_ordo_record *r, const
   if (r->boundary && amber_ordo_fingerprint_match(&r->fp, fp)) {
     if (r->how.flags & AMBER_ORDO_PROVISIONAL) {
       how = AMBER_ORDO_HOW_PROVISIONAL;
+    } else if (!amber_ordo_check_wanted(r->boundary)) {
+      r->how.check_flags = 0;
+      amber_ordo_set_boundary(r->boundary, AMBER_ORDO_SRC_RECORD);
+      return;
     } else {
       struct amber_ordo_check k;
       if (amber_ordo_check(r->boundary, r->how.cpu_a, r->how.cpu_b, &k) != 0) exit(2);

@@ -7,11 +7,17 @@
 
 #include "calibrate.h"
 #include "cpu.h"
+#include "ordo.h"
 
 int amber_ordo_contradicts(uint64_t stored, uint64_t value, uint64_t rtt, int clean) {
   uint64_t scale = clean && rtt > value ? rtt : value;
   if (scale == 0) scale = 1;
   return stored / AMBER_ORDO_CONTRADICT > scale;
+}
+
+int amber_ordo_check_wanted(uint64_t stored) {
+  uint64_t khz = amber_ordo_clk.tsc_khz ? amber_ordo_clk.tsc_khz : amber_ordo_cpu_tsc_khz();
+  return stored > AMBER_ORDO_CHECK_ABOVE_NS * khz / 1000000ull;
 }
 
 static int usable(int cpu) {
