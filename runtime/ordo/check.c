@@ -30,7 +30,14 @@ int amber_ordo_check(uint64_t stored, int a, int b, struct amber_ordo_check *out
   if (a == b || !usable(a) || !usable(b)) return 0;
   uint64_t limit = amber_ordo_clean_rtt_cycles();
   int64_t m[2] = {INT64_MAX, INT64_MAX}, rtt = INT64_MAX;
+  uint64_t t0 = amber_ordo_now_ns();
+  /* Until a session is clean, or the value already contradicts `stored`
+   * (more sessions could only lower it), or the budget is spent. */
   for (int k = 0; k < AMBER_ORDO_CHECK_SESSIONS && !out->clean; k++) {
+    int64_t v = m[0] > m[1] ? m[0] : m[1];
+    if (k && (amber_ordo_now_ns() - t0 > AMBER_ORDO_CHECK_TOTAL_NS ||
+              (v != INT64_MAX && amber_ordo_contradicts(stored, v > 1 ? (uint64_t)v : 1, 0, 0))))
+      break;
     struct amber_ordo_session s;
     if (amber_ordo_session(a, b, AMBER_ORDO_CHECK_ROUNDS, AMBER_ORDO_CHECK_NS, &s)) return -1;
     if (s.min[0] < m[0]) m[0] = s.min[0];

@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 #define AMBER_ORDO_CHECK_ROUNDS 256        /* runs per direction of a check session */
-#define AMBER_ORDO_CHECK_SESSIONS 3        /* until one is clean */
+#define AMBER_ORDO_CHECK_SESSIONS 10       /* until one is clean or the value decides */
+#define AMBER_ORDO_CHECK_TOTAL_NS 250000000ull /* no new session after 250 ms */
 #define AMBER_ORDO_CHECK_NS 20000000ull    /* at most 20 ms per session (quiet: about 0.1 ms) */
 #define AMBER_ORDO_CONTRADICT 4            /* stored > 4 x the check's scale: stale */
 /* Only a stored value above this is checked: a clean measurement gives at
