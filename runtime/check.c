@@ -57,6 +57,13 @@ static int check_ordo(const struct amber_heap *h) {
                     (unsigned long long)off, s[i]->mode);
         bad++;
       }
+      const struct amber_ordo_provenance *p = &s[i]->how;
+      if (p->how > AMBER_ORDO_HOW_MAX || (p->flags & ~AMBER_ORDO_PROVISIONAL) ||
+          (p->check_flags & ~(AMBER_ORDO_CHECK_DONE | AMBER_ORDO_CHECK_CLEAN)) || (p->how && s[i]->boundary == 0)) {
+        amber_error("heap %s: ORDO record slot %d (file offset 0x%llx) says how its boundary was obtained with values no amber writes (how %u, flags 0x%x, check flags 0x%x, boundary %llu); " DAMAGED,
+                    h->path, i, (unsigned long long)off, p->how, p->flags, p->check_flags, (unsigned long long)s[i]->boundary);
+        bad++;
+      }
       if (s[i]->reserved || s[i]->fp.pad) {
         amber_error("heap %s: ORDO record slot %d (file offset 0x%llx) has reserved fields set; " DAMAGED, h->path, i,
                     (unsigned long long)off);

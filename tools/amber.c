@@ -6,6 +6,7 @@
  *   amber recover HEAP
  *   amber stats HEAP|FILE.json [--json]   (tools/amber_stats.c)
  *   amber ordo [--matrix] [--json] [--png FILE]   (tools/amber_ordo.c)
+ *   amber ordo HEAP [--json]                       (tools/amber_ordo_heap.c)
  *   amber plant-sites                              (tools/amber_plant.c)
  *   amber --help-options [--markdown]
  *
@@ -38,6 +39,7 @@ static const char synopsis[] =
     "  amber stats HEAP [--json]\n"
     "  amber stats FILE.json [--json]\n"
     "  amber ordo [--matrix] [--json] [--png FILE]\n"
+    "  amber ordo HEAP [--json]\n"
     "  amber plant-sites\n"
     "  amber help-options [--markdown]\n"
     "  amber help | --help | -h\n";
@@ -99,7 +101,11 @@ static void help(FILE *f) {
           "  ordo [--matrix] [--json] [--png FILE]\n"
           "      Measure the ORDO clock boundary (cycles, ns), TSC frequency and\n"
           "      clock mode; --matrix adds the pairwise CPU offsets, --png FILE draws\n"
-          "      them as a heatmap (needs python3-matplotlib).\n"
+          "      them as a heatmap (tools/ordo-heatmap).\n"
+          "  ordo HEAP [--json]\n"
+          "      The heap's stored ORDO boundary and how it was obtained: why it was\n"
+          "      measured, the sessions (disturbed ones), the pair that set it and its\n"
+          "      round trip, what it replaced, the last check at open. Measures nothing.\n"
           "  plant-sites\n"
           "      List the runtime's flush and fence sites, numbered for AMBER_PLANT\n"
           "      (planted-bug runs of the crash harness: docs/crashtest.md).\n"
@@ -222,8 +228,9 @@ static int cmd_info(int argc, char **argv) {
            (unsigned long long)v.opens, bad ? "true" : "false", o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode),
            (unsigned long long)o->boundary, o->fp.ncpus, (unsigned long long)o->fp.tsc_khz);
     amber_stats_json_str(stdout, model);
-    printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu}}\n", (unsigned long long)o->offset, (unsigned long long)o->floor,
-           (unsigned long long)o->seq);
+    printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu, \"how\": \"%s\", \"provisional\": %s}}\n",
+           (unsigned long long)o->offset, (unsigned long long)o->floor, (unsigned long long)o->seq,
+           amber_ordo_record_how_name(o->how.how), o->how.flags & AMBER_ORDO_PROVISIONAL ? "true" : "false");
   } else {
     printf("heap         %s\n", h.path);
     printf("version      %u\n", hd->version);
@@ -241,10 +248,12 @@ static int cmd_info(int argc, char **argv) {
            v.pending ? "; recovery is pending: usage shown as recovery will leave it" : "");
     if (o == &none) printf("ordo         no record yet (written when a program opens the heap)\n");
     else
-      printf("ordo         %s clock, boundary %llu cycles measured on %u CPUs at %llu kHz (%s); offset %llu, floor %llu, write %llu\n",
+      printf("ordo         %s clock, boundary %llu cycles measured on %u CPUs at %llu kHz (%s); offset %llu, floor %llu, write %llu\n"
+             "             %s%s (amber ordo %s shows how)\n",
              amber_ordo_mode_name((int)o->mode), (unsigned long long)o->boundary, o->fp.ncpus,
              (unsigned long long)o->fp.tsc_khz, model, (unsigned long long)o->offset, (unsigned long long)o->floor,
-             (unsigned long long)o->seq);
+             (unsigned long long)o->seq, amber_ordo_record_how_name(o->how.how),
+             o->how.flags & AMBER_ORDO_PROVISIONAL ? ", provisional: the next open measures again" : "", h.path);
   }
   amber_heap_unmap(&h);
   return bad ? 1 : 0;

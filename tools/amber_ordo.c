@@ -1,6 +1,8 @@
 /* amber ordo [--matrix] [--json] [--png FILE]: measures the ORDO boundary
- * of this machine and prints it (docs/ordo.md). */
+ * of this machine and prints it (docs/ordo.md); amber ordo HEAP shows a
+ * heap's stored one (amber_ordo_heap.c). */
 #include "amber_ordo.h"
+#include "amber_tool.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -31,6 +33,11 @@ static void print_json(FILE *f, const struct amber_ordo_calibration *c, int matr
           amber_ordo_mode_name(amber_ordo_clk.mode), amber_ordo_source_name(amber_ordo_clk.source),
           (unsigned long long)amber_ordo_clk.boundary, amber_ordo_cycles_to_ns(amber_ordo_clk.boundary),
           (unsigned long long)amber_ordo_clk.tsc_khz, call_ns, c->pairs, c->pairs_total, (double)c->elapsed_ns / 1e6);
+  if (c->sessions)
+    fprintf(f, ", \"confirmed\": %s, \"sessions\": %d, \"disturbed_sessions\": %d, \"pair\": [%d, %d], \"rtt_cycles\": %llu, "
+               "\"clean_rtt_cycles\": %llu",
+            amber_ordo_calibration_confirmed(c) ? "true" : "false", c->sessions, c->unclean, c->cpu_a, c->cpu_b,
+            (unsigned long long)c->rtt, (unsigned long long)c->clean_rtt);
   if (matrix) {
     fprintf(f, ", \"cpus\": [");
     for (int i = 0; i < c->ncpus; i++) fprintf(f, "%s%d", i ? ", " : "", c->cpus[i]);
@@ -55,6 +62,11 @@ static void print_text(const struct amber_ordo_calibration *c, int matrix, doubl
          amber_ordo_cycles_to_ns(amber_ordo_clk.boundary), amber_ordo_source_name(amber_ordo_clk.source));
   if (c->pairs) printf(" over %d of %d CPU pairs in %.1f ms", c->pairs, c->pairs_total, (double)c->elapsed_ns / 1e6);
   printf("\n");
+  if (c->sessions) {
+    printf("sessions       %d (%d disturbed: no round trip under %llu cycles)%s\n", c->sessions, c->unclean,
+           (unsigned long long)c->clean_rtt, amber_ordo_calibration_confirmed(c) ? "" : "; not confirmed");
+    printf("largest        CPUs %d and %d, shortest round trip %llu cycles\n", c->cpu_a, c->cpu_b, (unsigned long long)c->rtt);
+  }
   if (amber_ordo_clk.mode == AMBER_ORDO_TSC) {
     printf("tsc frequency  %llu kHz\n", (unsigned long long)amber_ordo_clk.tsc_khz);
     printf("rdtscp         %.1f ns per call\n", call_ns);
@@ -109,13 +121,17 @@ static int write_png(const char *file, const struct amber_ordo_calibration *c, d
 
 int amber_cmd_ordo(int argc, char **argv) {
   int matrix = 0, json = 0;
-  const char *png = NULL;
+  const char *png = NULL, *heap = NULL;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--matrix")) matrix = 1;
     else if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--png") && i + 1 < argc) png = argv[++i];
-    else amber_fatal("ordo: unknown argument '%s'; use --matrix, --json or --png FILE", argv[i]);
+    else if (argv[i][0] != '-' && !heap) heap = argv[i];
+    else amber_fatal("ordo: unknown argument '%s'; use --matrix, --json, --png FILE, or HEAP [--json]", argv[i]);
   }
+  if (heap && (matrix || png))
+    amber_fatal("ordo %s: --matrix and --png measure this machine; a heap's stored boundary is shown with amber ordo HEAP [--json]", heap);
+  if (heap) return amber_cmd_ordo_heap(heap, json);
   amber_ordo_init();
   struct amber_ordo_calibration c;
   memset(&c, 0, sizeof c);

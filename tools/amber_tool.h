@@ -33,6 +33,8 @@ int amber_state_tag(uint64_t w, char tag[5]);
 
 int amber_cmd_stats(int argc, char **argv);
 int amber_cmd_ordo(int argc, char **argv);
+/* amber ordo HEAP [--json] (tools/amber_ordo_heap.c). */
+int amber_cmd_ordo_heap(const char *path, int json);
 int amber_cmd_plant_sites(int argc, char **argv);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "ordo/cpu.h" /* struct amber_ordo_fingerprint, part of the ORDO record */
 
-#define AMBER_FORMAT_VERSION 5
+#define AMBER_FORMAT_VERSION 6
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
 #define AMBER_PAGE 4096u
@@ -52,6 +52,39 @@ struct amber_status {
 };
 
 #define AMBER_ORDO_MAGIC 0x4f44524fu /* "ORDO" */
+
+/* Why the stored boundary was measured (amber_ordo_provenance.how). */
+enum amber_ordo_how {
+  AMBER_ORDO_HOW_NONE = 0,         /* never measured (logical clock, AMBER_ORDO_BOUNDARY only) */
+  AMBER_ORDO_HOW_FIRST = 1,        /* the heap had no boundary */
+  AMBER_ORDO_HOW_MACHINE = 2,      /* the fingerprint did not match this machine */
+  AMBER_ORDO_HOW_CONTRADICTED = 3, /* a check at open contradicted the stored value */
+  AMBER_ORDO_HOW_PROVISIONAL = 4,  /* the stored value was provisional */
+  AMBER_ORDO_HOW_MAX = 4
+};
+#define AMBER_ORDO_PROVISIONAL 1u   /* flags: not confirmed; the next open measures again */
+#define AMBER_ORDO_CHECK_CLEAN 1u   /* check_flags: the last check had a clean session */
+#define AMBER_ORDO_CHECK_DONE 2u    /* check_flags: the last open checked the value */
+
+/* How the record's boundary was obtained (docs/ordo.md): the measurement
+ * and the last check at open.  Cycles are TSC cycles. */
+struct amber_ordo_provenance {
+  uint32_t how;              /* enum amber_ordo_how */
+  uint32_t flags;            /* AMBER_ORDO_PROVISIONAL */
+  uint64_t measured_unix_ns; /* CLOCK_REALTIME of the measurement */
+  uint64_t replaced;         /* the boundary this one replaced (0: none) */
+  uint64_t contradicted_by;  /* HOW_CONTRADICTED: the check's value */
+  uint64_t rtt;              /* shortest round trip of the pair that set the boundary */
+  int32_t cpu_a, cpu_b;      /* that pair (-1: none) */
+  uint32_t pairs, planned;   /* CPU pairs measured, pairs planned */
+  uint32_t sessions, unclean; /* sessions run; of them, with no clean round trip */
+  uint64_t elapsed_ns;       /* the measurement's duration */
+  uint64_t check_value;      /* the last check: its value (0: none yet) */
+  uint64_t check_rtt;        /*   its shortest round trip */
+  uint64_t check_unix_ns;    /*   when */
+  uint32_t checks;           /* opens that checked this boundary */
+  uint32_t check_flags;      /* AMBER_ORDO_CHECK_* of the last open */
+};
 /* File offsets AMBER_ORDO_OFFSET and AMBER_ORDO_OFFSET + AMBER_ORDO_SLOT:
  * two slots, each self-checksummed; the valid one with the higher seq is
  * current, and a write goes to the other, so a torn write loses nothing.
@@ -67,6 +100,7 @@ struct amber_ordo_record {
   uint64_t floor_unix_ns; /* CLOCK_REALTIME when `floor` was taken */
   uint8_t boot_id[16];    /* /proc/sys/kernel/random/boot_id of the writer */
   struct amber_ordo_fingerprint fp; /* where `boundary` was measured */
+  struct amber_ordo_provenance how;  /* how `boundary` was obtained (version 6) */
   uint32_t reserved;      /* 0 */
   uint32_t crc;           /* crc32c of the bytes before this field */
 };

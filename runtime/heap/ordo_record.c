@@ -13,6 +13,7 @@
 #include "heap.h"
 #include "ordo/ordo.h"
 #include "ordo/calibrate.h"
+#include "ordo/check.h"
 #include "ordo/cpu.h"
 #include "pm/pm.h"
 
@@ -20,6 +21,13 @@ _Static_assert(sizeof(struct amber_ordo_record) <= AMBER_ORDO_SLOT, "ORDO record
 
 static struct amber_ordo_record *slot(const struct amber_heap *h, int i) {
   return (struct amber_ordo_record *)((char *)h->meta + AMBER_ORDO_OFFSET + (unsigned)i * AMBER_ORDO_SLOT);
+}
+
+const char *amber_ordo_record_how_name(uint32_t how) {
+  static const char *const names[] = {"never measured", "measured at the first open", "measured again: another machine",
+                                      "measured again: a check at open contradicted the stored value",
+                                      "measured again: the stored value was provisional"};
+  return how <= AMBER_ORDO_HOW_MAX ? names[how] : "?";
 }
 
 void amber_ordo_record_seal(struct amber_ordo_record *r) {
@@ -92,24 +100,83 @@ static int boot_known(const uint8_t id[16]) {
   return 0;
 }
 
+/* A fresh measurement, kept in the record with how it was obtained. */
+static void measure(const char *path, struct amber_ordo_record *r, const struct amber_ordo_fingerprint *fp, uint32_t how,
+                    uint64_t now_ns) {
+  struct amber_ordo_calibration c;
+  if (amber_ordo_calibrate(&c) != 0) exit(2);
+  int confirmed = amber_ordo_calibration_confirmed(&c);
+  amber_info("measured ORDO boundary: %llu cycles over %d CPU pairs in %.1f ms (%d sessions, %d disturbed)%s",
+             (unsigned long long)c.boundary, c.pairs, (double)c.elapsed_ns / 1e6, c.sessions, c.unclean,
+             confirmed ? "" : "; not confirmed");
+  /* Only an unconfirmed value above the clean round-trip limit is worth a
+   * warning: it makes every new timestamp wait that long. */
+  if (!confirmed && c.boundary > c.clean_rtt)
+    amber_warn("ORDO boundary of heap %s measured as %llu cycles (%.1f us) but not confirmed: %s; this run uses it (each new timestamp waits that long) and the next open measures again",
+               path, (unsigned long long)c.boundary, amber_ordo_cycles_to_ns(c.boundary) / 1e3,
+               c.unclean_pairs ? "no undisturbed round trip between some CPUs (the machine is busy)" : "the time cap left CPU pairs unmeasured");
+  amber_ordo_set_boundary(c.boundary, AMBER_ORDO_SRC_MEASURED);
+  struct amber_ordo_provenance p;
+  memset(&p, 0, sizeof p);
+  p.how = how;
+  p.flags = confirmed ? 0 : AMBER_ORDO_PROVISIONAL;
+  p.measured_unix_ns = now_ns;
+  p.replaced = how == AMBER_ORDO_HOW_FIRST ? 0 : r->boundary;
+  p.contradicted_by = how == AMBER_ORDO_HOW_CONTRADICTED ? r->how.check_value : 0;
+  p.rtt = c.rtt;
+  p.cpu_a = c.cpu_a;
+  p.cpu_b = c.cpu_b;
+  p.pairs = (uint32_t)c.pairs;
+  p.planned = (uint32_t)c.planned;
+  p.sessions = (uint32_t)c.sessions;
+  p.unclean = (uint32_t)c.unclean;
+  p.elapsed_ns = c.elapsed_ns;
+  amber_ordo_calibration_free(&c);
+  r->boundary = amber_ordo_clk.boundary;
+  r->fp = *fp;
+  r->how = p;
+}
+
 /* The boundary: the variable, else the record's when measured on this
- * topology, else a fresh measurement (which the record then keeps). */
-static void choose_boundary(struct amber_ordo_record *r, const struct amber_ordo_fingerprint *fp) {
+ * topology, confirmed, and not contradicted by this open's check; else a
+ * fresh measurement (which the record then keeps). */
+static void choose_boundary(const char *path, struct amber_ordo_record *r, const struct amber_ordo_fingerprint *fp, uint64_t now_ns) {
   uint64_t b;
   if (amber_ordo_env_boundary(&b) == 0) {
     amber_ordo_set_boundary(b, AMBER_ORDO_SRC_ENV);
-  } else if (r->boundary && amber_ordo_fingerprint_match(&r->fp, fp)) {
-    amber_ordo_set_boundary(r->boundary, AMBER_ORDO_SRC_RECORD);
-  } else {
-    struct amber_ordo_calibration c;
-    if (amber_ordo_calibrate(&c) != 0) exit(2);
-    amber_info("measured ORDO boundary: %llu cycles over %d CPU pairs in %.1f ms", (unsigned long long)c.boundary,
-               c.pairs, (double)c.elapsed_ns / 1e6);
-    amber_ordo_set_boundary(c.boundary, AMBER_ORDO_SRC_MEASURED);
-    amber_ordo_calibration_free(&c);
-    r->boundary = amber_ordo_clk.boundary;
-    r->fp = *fp;
+    return;
   }
+  uint32_t how = AMBER_ORDO_HOW_FIRST;
+  if (r->boundary && amber_ordo_fingerprint_match(&r->fp, fp)) {
+    if (r->how.flags & AMBER_ORDO_PROVISIONAL) {
+      how = AMBER_ORDO_HOW_PROVISIONAL;
+    } else if (!amber_ordo_check_wanted(r->boundary)) {
+      r->how.check_flags = 0;
+      amber_ordo_set_boundary(r->boundary, AMBER_ORDO_SRC_RECORD);
+      return;
+    } else {
+      struct amber_ordo_check k;
+      if (amber_ordo_check(r->boundary, r->how.cpu_a, r->how.cpu_b, &k) != 0) exit(2);
+      r->how.check_flags = (k.done ? AMBER_ORDO_CHECK_DONE : 0) | (k.clean ? AMBER_ORDO_CHECK_CLEAN : 0);
+      if (k.done) {
+        r->how.check_value = k.value;
+        r->how.check_rtt = k.rtt;
+        r->how.check_unix_ns = now_ns;
+        r->how.checks++;
+      }
+      if (!k.contradicts) {
+        amber_ordo_set_boundary(r->boundary, AMBER_ORDO_SRC_RECORD);
+        return;
+      }
+      amber_info("stored ORDO boundary %llu cycles contradicted by a check of CPUs %d and %d (%llu cycles, round trip %llu): measuring again",
+                 (unsigned long long)r->boundary, r->how.cpu_a, r->how.cpu_b, (unsigned long long)k.value,
+                 (unsigned long long)k.rtt);
+      how = AMBER_ORDO_HOW_CONTRADICTED;
+    }
+  } else if (r->boundary) {
+    how = AMBER_ORDO_HOW_MACHINE;
+  }
+  measure(path, r, fp, how, now_ns);
 }
 
 void amber_ordo_record_attach(struct amber_heap *h) {
@@ -127,7 +194,7 @@ void amber_ordo_record_attach(struct amber_heap *h) {
   if (mode == AMBER_ORDO_TSC) {
     struct amber_ordo_fingerprint fp;
     amber_ordo_cpu_fingerprint(&fp, amber_ordo_clk.tsc_khz);
-    choose_boundary(&r, &fp);
+    choose_boundary(h->path, &r, &fp, now);
     uint64_t tsc = amber_ordo_rdtscp();
     int same_boot = cur && cur->mode == AMBER_ORDO_TSC && boot_known(boot) && !memcmp(boot, cur->boot_id, 16);
     if (!cur) amber_ordo_clk.offset = 0;

@@ -13,6 +13,8 @@ struct amber_heap;
 int amber_ordo_record_validate(const struct amber_heap *h);
 /* The current record, or NULL when the heap has none yet. */
 const struct amber_ordo_record *amber_ordo_record_current(const struct amber_heap *h);
+/* "measured at the first open", ...: enum amber_ordo_how in words. */
+const char *amber_ordo_record_how_name(uint32_t how);
 /* Sets r->crc. */
 void amber_ordo_record_seal(struct amber_ordo_record *r);
 

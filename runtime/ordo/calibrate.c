@@ -1,5 +1,6 @@
 /* Measuring the ORDO boundary: pairwise one-way delays between CPUs, the
- * paper's algorithm (docs/ordo.md). */
+ * paper's algorithm, with sessions repeated until one ran undisturbed
+ * (docs/ordo.md). */
 #include "calibrate.h"
 
 #include <errno.h>
@@ -14,12 +15,14 @@
 #include "cpu.h"
 
 #define STOP UINT64_MAX
-#define MIN_ROUNDS 200 /* per direction; fewer (a loaded machine) and the pair is measured again */
-#define TRIES 5
 
-/* Spin politely: on an oversubscribed machine the partner may need this CPU. */
+/* Spin, yielding now and then: the partner is pinned elsewhere, but this
+ * CPU may be shared with other work.  Rarely (about every 2 ms): a thread that
+ * yields at once gives its time slice away, and a pair meets only when both
+ * run at the same time, so on a busy machine frequent yields mean few
+ * undisturbed rounds. */
 static inline void relax(unsigned *spins) {
-  if (++*spins & 1023) __builtin_ia32_pause();
+  if (++*spins & 0xffff) __builtin_ia32_pause();
   else sched_yield();
 }
 
@@ -33,8 +36,11 @@ struct pair {
   struct line ack;  /* rounds completed */
   struct line started;
   int cpu[2];
-  uint64_t deadline_ns;
+  int rounds;
+  uint64_t budget_ns;   /* the session's length */
+  uint64_t deadline_ns; /* set when both sides run (0 until then) */
   int64_t min[2]; /* min[s]: receiver's clock - sender's, when side s sent */
+  int64_t rtt[2]; /* rtt[s]: side s's shortest publish-to-reply, on its own clock */
   int got[2];     /* rounds received by side s */
   int pin_failed;
 };
@@ -44,7 +50,7 @@ struct side {
   int s;
 };
 
-static uint64_t now_ns(void) {
+uint64_t amber_ordo_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -58,52 +64,64 @@ static void *run_side(void *arg) {
   CPU_ZERO(&set);
   CPU_SET(p->cpu[s], &set);
   if (sched_setaffinity(0, sizeof set, &set) != 0) __atomic_store_n(&p->pin_failed, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch(&p->started.v, 1, __ATOMIC_ACQ_REL);
-  while (__atomic_load_n(&p->started.v, __ATOMIC_ACQUIRE) < 2) __builtin_ia32_pause();
-  uint64_t last = 0;
-  int64_t best = INT64_MAX;
-  int got = 0;
   unsigned spins = 0;
-  for (uint64_t k = 0; k < 2 * AMBER_ORDO_ROUNDS; k++) {
+  /* The session's time starts when both sides run: on a busy machine
+   * starting a thread can take longer than a session. */
+  if (__atomic_add_fetch(&p->started.v, 1, __ATOMIC_ACQ_REL) == 2)
+    __atomic_store_n(&p->deadline_ns, amber_ordo_now_ns() + p->budget_ns, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&p->deadline_ns, __ATOMIC_ACQUIRE)) relax(&spins);
+  uint64_t last = 0, sent = 0;
+  int64_t best = INT64_MAX, rtt = INT64_MAX;
+  int got = 0, have_sent = 0;
+  for (uint64_t k = 0; k < 2 * (uint64_t)p->rounds; k++) {
     if ((int)(k & 1) == s) {
       while (__atomic_load_n(&p->ack.v, __ATOMIC_ACQUIRE) != k) relax(&spins);
-      if ((k & 63) == s && now_ns() > p->deadline_ns) {
+      /* Not before a run each way: a session always yields a value, even
+       * when starting it took longer than its budget (a busy machine). */
+      if (k >= 2 && amber_ordo_now_ns() > __atomic_load_n(&p->deadline_ns, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&p->slot.v, STOP, __ATOMIC_RELEASE);
         break;
       }
-      last = amber_ordo_rdtscp();
+      last = sent = amber_ordo_rdtscp();
+      have_sent = 1;
       __atomic_store_n(&p->slot.v, last, __ATOMIC_RELEASE);
     } else {
       uint64_t v;
       while ((v = __atomic_load_n(&p->slot.v, __ATOMIC_ACQUIRE)) == last) relax(&spins);
       if (v == STOP) break;
-      int64_t d = (int64_t)(amber_ordo_rdtscp() - v);
+      uint64_t now = amber_ordo_rdtscp();
+      int64_t d = (int64_t)(now - v);
       if (d < best) best = d;
+      /* The partner read its clock after seeing our value and published
+       * after that: (our d) + (its d) <= this round trip, offsets cancel. */
+      if (have_sent && (int64_t)(now - sent) < rtt) rtt = (int64_t)(now - sent);
       got++;
       last = v;
       __atomic_store_n(&p->ack.v, k + 1, __ATOMIC_RELEASE);
     }
   }
   p->min[1 - s] = best; /* this side received what side 1-s sent */
+  p->rtt[s] = rtt;
   p->got[s] = got;
   return NULL;
 }
 
-static int measure_pair(int a, int b, uint64_t deadline_ns, int64_t out[2], int *rounds) {
+int amber_ordo_session(int a, int b, int rounds, uint64_t budget_ns, struct amber_ordo_session *out) {
   struct pair *p = aligned_alloc(64, sizeof *p);
   if (!p) return amber_error("ORDO calibration: out of memory");
   memset(p, 0, sizeof *p);
   p->cpu[0] = a;
   p->cpu[1] = b;
-  p->deadline_ns = deadline_ns;
+  p->rounds = rounds;
+  p->budget_ns = budget_ns;
   struct side sd[2] = {{p, 0}, {p, 1}};
   pthread_t th[2];
   int e = 0;
   for (int i = 0; i < 2 && !e; i++)
     if ((e = pthread_create(&th[i], NULL, run_side, &sd[i])) != 0 && i == 1) {
       /* Let the first side stop: it waits for the second to start. */
-      __atomic_add_fetch(&p->started.v, 1, __ATOMIC_RELEASE);
-      __atomic_store_n(&p->deadline_ns, 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&p->budget_ns, 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&p->deadline_ns, 1, __ATOMIC_RELEASE);
       pthread_join(th[0], NULL);
     }
   if (e) {
@@ -114,14 +132,21 @@ static int measure_pair(int a, int b, uint64_t deadline_ns, int64_t out[2], int 
   pthread_join(th[0], NULL);
   pthread_join(th[1], NULL);
   int bad = p->pin_failed;
-  out[0] = p->min[0];
-  out[1] = p->min[1];
-  *rounds = p->got[0] < p->got[1] ? p->got[0] : p->got[1];
+  out->min[0] = p->min[0];
+  out->min[1] = p->min[1];
+  out->rtt = p->rtt[0] < p->rtt[1] ? p->rtt[0] : p->rtt[1];
+  out->rounds = p->got[0] < p->got[1] ? p->got[0] : p->got[1];
   free(p);
   if (bad)
     return amber_error("ORDO calibration cannot pin a thread to CPU %d or %d (sched_setaffinity failed); set AMBER_ORDO_BOUNDARY to skip the measurement",
                        a, b);
   return 0;
+}
+
+uint64_t amber_ordo_clean_rtt_cycles(void) {
+  uint64_t khz = amber_ordo_clk.tsc_khz ? amber_ordo_clk.tsc_khz : amber_ordo_cpu_tsc_khz();
+  uint64_t c = AMBER_ORDO_CLEAN_RTT_NS * khz / 1000000ull;
+  return c ? c : 1;
 }
 
 /* Which pairs: all of them up to AMBER_ORDO_ALL_PAIRS; beyond, every CPU
@@ -146,9 +171,41 @@ static int next_pair(int n, int idx, int *i, int *j) {
   return 0;
 }
 
+/* One pair: sessions until one is clean (a round trip under the limit),
+ * at most AMBER_ORDO_SESSIONS and until AMBER_ORDO_HARD_NS; a pair with no
+ * sample in a direction by then is an error.
+ * Each direction keeps its minimum over every session: a delay can only
+ * make a value larger, so the minimum is the tightest sound one. */
+static int measure_pair(struct amber_ordo_calibration *c, int i, int j, uint64_t t0, int64_t m[2], int64_t *rtt) {
+  m[0] = m[1] = *rtt = INT64_MAX;
+  int clean = 0;
+  for (int k = 0;; k++) {
+    uint64_t now = amber_ordo_now_ns();
+    int sampled = m[0] != INT64_MAX && m[1] != INT64_MAX;
+    if (k && (clean || (sampled && (k >= AMBER_ORDO_SESSIONS || now - t0 > AMBER_ORDO_HARD_NS)))) break;
+    if (k && !sampled && now - t0 > AMBER_ORDO_HARD_NS)
+      return amber_error("ORDO calibration saw no run between CPUs %d and %d in %.1f s: the machine is too busy to measure; set AMBER_ORDO_BOUNDARY (e.g. to the boundary `amber ordo` prints on a quiet machine) or retry",
+                         c->cpus[i], c->cpus[j], (double)(now - t0) / 1e9);
+    uint64_t len = AMBER_ORDO_PAIR_NS;
+    if (!k && now + len > t0 + AMBER_ORDO_TOTAL_NS && t0 + AMBER_ORDO_TOTAL_NS > now) len = t0 + AMBER_ORDO_TOTAL_NS - now;
+    struct amber_ordo_session s;
+    if (amber_ordo_session(c->cpus[i], c->cpus[j], AMBER_ORDO_ROUNDS, len, &s)) return -1;
+    c->sessions++;
+    if (s.min[0] < m[0]) m[0] = s.min[0];
+    if (s.min[1] < m[1]) m[1] = s.min[1];
+    if (s.rtt < *rtt) *rtt = s.rtt;
+    if (s.rtt != INT64_MAX && (uint64_t)s.rtt <= c->clean_rtt) clean = 1;
+    else c->unclean++;
+  }
+  if (!clean) c->unclean_pairs++;
+  return 0;
+}
+
 int amber_ordo_calibrate(struct amber_ordo_calibration *c) {
   memset(c, 0, sizeof *c);
-  uint64_t t0 = now_ns();
+  c->cpu_a = c->cpu_b = -1;
+  uint64_t t0 = amber_ordo_now_ns();
+  c->clean_rtt = amber_ordo_clean_rtt_cycles();
   c->cpus = calloc(CPU_SETSIZE, sizeof *c->cpus);
   if (!c->cpus) return amber_error("ORDO calibration: out of memory");
   c->ncpus = amber_ordo_cpu_list(c->cpus, CPU_SETSIZE);
@@ -158,36 +215,31 @@ int amber_ordo_calibrate(struct amber_ordo_calibration *c) {
   for (int i = 0; i < n * n; i++) c->offset[i] = AMBER_ORDO_UNMEASURED;
   for (int i = 0; i < n; i++) c->offset[i * n + i] = 0;
   c->pairs_total = n * (n - 1) / 2;
-  int64_t worst = 1;
   int i, j;
+  while (next_pair(n, c->planned, &i, &j)) c->planned++;
+  int64_t worst = 1;
   for (int idx = 0; next_pair(n, idx, &i, &j); idx++) {
-    uint64_t now = now_ns();
-    if (now - t0 > AMBER_ORDO_TOTAL_NS) break; /* time cap: keep what we have */
-    /* Min over runs, across tries: a try cut short by preemption (too few
-     * rounds) is followed by another while time remains. */
-    int64_t m[2] = {INT64_MAX, INT64_MAX};
-    int total = 0;
-    for (int try = 0; try < TRIES && total < MIN_ROUNDS; try++) {
-      now = now_ns();
-      if (try && now - t0 > AMBER_ORDO_TOTAL_NS) break;
-      uint64_t dl = now + AMBER_ORDO_PAIR_NS;
-      if (dl > t0 + AMBER_ORDO_TOTAL_NS && !try) dl = t0 + AMBER_ORDO_TOTAL_NS;
-      int64_t t[2];
-      int r;
-      if (measure_pair(c->cpus[i], c->cpus[j], dl, t, &r)) return -1;
-      total += r;
-      if (t[0] < m[0]) m[0] = t[0];
-      if (t[1] < m[1]) m[1] = t[1];
-    }
+    if (amber_ordo_now_ns() - t0 > AMBER_ORDO_TOTAL_NS) break; /* time cap: keep what we have */
+    int64_t m[2], rtt;
+    if (measure_pair(c, i, j, t0, m, &rtt)) return -1;
     c->offset[i * n + j] = m[0];
     c->offset[j * n + i] = m[1];
-    if (m[0] != INT64_MAX && m[0] > worst) worst = m[0];
-    if (m[1] != INT64_MAX && m[1] > worst) worst = m[1];
+    int64_t v = m[0] > m[1] ? m[0] : m[1];
+    if (v > worst || c->cpu_a < 0) {
+      if (v > worst) worst = v;
+      c->cpu_a = c->cpus[i];
+      c->cpu_b = c->cpus[j];
+      c->rtt = (uint64_t)rtt;
+    }
     c->pairs++;
   }
   c->boundary = (uint64_t)worst;
-  c->elapsed_ns = now_ns() - t0;
+  c->elapsed_ns = amber_ordo_now_ns() - t0;
   return 0;
+}
+
+int amber_ordo_calibration_confirmed(const struct amber_ordo_calibration *c) {
+  return c->unclean_pairs == 0 && c->pairs == c->planned;
 }
 
 void amber_ordo_calibration_free(struct amber_ordo_calibration *c) {

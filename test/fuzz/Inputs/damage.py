@@ -76,7 +76,7 @@ tool_env = {k: v for k, v in env.items() if k != "LD_PRELOAD"}
 # ---- the format (docs/format.md) ----
 HDR = struct.Struct("<8sIIQ16sQQQQQQQII")  # up to and including crc: 112 bytes
 STATUS, ORDO, SLOT = 4096, 8192, 256
-ORDO_LEN = 136  # sizeof(struct amber_ordo_record)
+ORDO_LEN = 240  # sizeof(struct amber_ordo_record)
 DESC = 64
 STATES = {"IDLE": 0x49444C45, "MUTATING": 0x4D555441, "COPYING": 0x434F5059}
 
