@@ -41,3 +41,6 @@ config.substitutions.append(("%examples", os.path.join(src, "examples")))
 config.substitutions.append(("%unit_cc", "%s -std=gnu11 -O1 -g -Wall -Werror -D_GNU_SOURCE -I%s -I%s" % (
     os.path.join(tools, "clang"), os.path.join(src, "runtime"), config.amber_include)))
 config.substitutions.append(("%unit_libs", "%s -lpmem -lunwind -lpthread -ldl" % os.path.join(config.amber_obj_root, "lib", "libamber_static.a")))
+# clang links ThreadSanitizer: lib/tsan/libamber.so is built (test/tsan).
+if config.amber_tsan_runtime:
+    config.available_features.add("tsan")
