@@ -4,7 +4,7 @@ BUILD ?= build
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: build demo test bench install clean bootstrap configure crashtest
+.PHONY: build demo test check-tsan bench install clean bootstrap configure crashtest
 
 build: configure
 	cmake --build $(BUILD)
@@ -23,6 +23,11 @@ demo: build
 
 test: build
 	@tools/run-tests $(BUILD)
+
+# Every multi-thread run test under ThreadSanitizer (test/tsan; `make test`
+# runs the few of test/tsan/quick.txt).  DEVELOPERS.md, "ThreadSanitizer".
+check-tsan: build
+	@tools/run-tests $(BUILD) --param tsan=all --filter 'amber :: tsan/'
 
 bench: build
 	@bench/run

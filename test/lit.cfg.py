@@ -65,3 +65,6 @@ config.substitutions.append(("%unit_libs", "%s -lpmem -lunwind -lpthread -ldl" %
 # run/exit_race.test: seeded runs per engine (`tools/run-tests build --param
 # exit_race_runs=50 --filter exit_race` for the 50-run figure of issue 17).
 config.substitutions.append(("%exit_race_runs", lit_config.params.get("exit_race_runs", "20")))
+# clang links ThreadSanitizer: lib/tsan/libamber.so is built (test/tsan).
+if config.amber_tsan_runtime:
+    config.available_features.add("tsan")

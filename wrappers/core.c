@@ -7,7 +7,11 @@
 
 #include "wrap.h"
 
-static __thread int resolving; /* dlsym may allocate, and so call back into us */
+/* dlsym may allocate, and so call back into us.  Initial-exec: no
+ * __tls_get_addr call, which a sanitizer intercepts and cannot serve before
+ * it is initialised, when glibc's dlsym in TSan's start-up frees through our
+ * free() (libamber is loaded at start-up, so its TLS is static). */
+static __thread int resolving __attribute__((tls_model("initial-exec")));
 
 void *amber_wrap_resolve(const char *name, void *self) {
   if (resolving) return NULL;

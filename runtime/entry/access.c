@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/diag.h"
+#include "base/shared.h"
 #include "heap/heap.h"
 #include "tx/op.h"
 #include "heap/window.h"
@@ -46,7 +47,7 @@ static inline void do_load(const void *p, void *dst, size_t n) {
     return;
   }
   if (amber_op_load(p, dst, n)) return;
-  memcpy(dst, p, n);
+  amber_shared_load(dst, p, n); /* maybe a program's atomic (base/shared.h) */
 }
 
 static inline void do_store(void *p, const void *src, size_t n) {
@@ -64,7 +65,7 @@ static inline void do_store(void *p, const void *src, size_t n) {
   }
   if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) return; /* the program's volatile state is not there */
   if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, n);
-  memcpy(p, src, n);
+  amber_shared_store(p, src, n); /* maybe a program's atomic (base/shared.h) */
 }
 
 #define LOADSTORE(N, T)                                                        \

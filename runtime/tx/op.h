@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/shared.h"
 #include "tx.h"
 
 /* desc->runtime_state bit: the descriptor was found by amber_op_scan and
@@ -67,7 +68,7 @@ static inline int amber_op_load(const void *p, void *dst, size_t n) {
     amber_op_take(t, dst, n);
     return 1;
   }
-  __builtin_memcpy(dst, p, n);
+  amber_shared_load(dst, p, n); /* maybe a program's atomic (base/shared.h) */
   amber_op_put(t, dst, n);
   return 1;
 }

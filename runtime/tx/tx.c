@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "base/diag.h"
+#include "base/shared.h"
 #include "op.h"
 #include "pm/pm.h"
 
@@ -52,7 +53,7 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
     u->addr = (void *)a;
     u->size = k;
     u->old = 0;
-    memcpy(&u->old, (void *)a, k);
+    amber_shared_load(&u->old, (void *)a, k); /* as the store it undoes (base/shared.h) */
     a += k;
     n -= k;
   }
@@ -61,7 +62,7 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
 static void undo_volatile(struct amber_thread *t) {
   while (t->nundo) {
     struct amber_undo *u = &t->undo[--t->nundo];
-    memcpy(u->addr, &u->old, u->size);
+    amber_shared_store(u->addr, &u->old, u->size);
   }
 }
 

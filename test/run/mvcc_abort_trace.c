@@ -15,16 +15,16 @@
 struct obj { long v; long pad[7]; };
 struct root { long x; long pad1[7]; struct obj *list; long pad2[7]; long later; };
 static struct root *r;
-static volatile int locked, trying;
+static int locked, trying; /* atomics: the two threads' handshake */
 static long global_sum;
 
 static void *holder(void *arg) {
   (void)arg;
   AMBER_ATOMIC {
     r->x = 1;
-    locked = 1;
+    __atomic_store_n(&locked, 1, __ATOMIC_RELEASE);
     /* Hold x until the victim has tried to write it at least once. */
-    while (!trying) {
+    while (!__atomic_load_n(&trying, __ATOMIC_ACQUIRE)) {
     }
   }
   return NULL;
@@ -34,7 +34,7 @@ static long victim_local;
 
 static void *victim(void *arg) {
   (void)arg;
-  while (!locked) {
+  while (!__atomic_load_n(&locked, __ATOMIC_ACQUIRE)) {
   }
   long local = 0;
   AMBER_ATOMIC {
@@ -43,7 +43,7 @@ static void *victim(void *arg) {
     struct obj *o = malloc(sizeof *o);
     o->v = 5;
     r->list = o;
-    trying = 1;
+    __atomic_store_n(&trying, 1, __ATOMIC_RELEASE);
     r->x = 2; /* conflicts with the holder until it commits */
   }
   victim_local = local;

@@ -35,7 +35,7 @@
 struct root { long reg[2]; long pad1[6]; long reg2; long pad2[7]; long reg3; };
 static struct root *r;
 static int iso_arg;
-static volatile int ready;
+static int ready; /* atomic: a start barrier */
 
 static long *reg(int i) { return i == 0 ? &r->reg[0] : i == 1 ? &r->reg[1] : i == 2 ? &r->reg2 : &r->reg3; }
 
@@ -53,7 +53,7 @@ static void *worker(void *arg) {
   unsigned seed = 4242u + (unsigned)t;
   int iso = iso_arg ? iso_arg : (t % 2 ? AMBER_LIN : AMBER_SER);
   __atomic_fetch_add(&ready, 1, __ATOMIC_SEQ_CST);
-  while (ready < THREADS) {
+  while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < THREADS) {
   }
   for (int i = 0; i < TXNS; i++) {
     struct rec *x = &log_[t][i];

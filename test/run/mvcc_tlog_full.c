@@ -16,12 +16,12 @@
 #define BLOCKS 96
 struct root { long v[BLOCKS * 8 - 1]; long *big; };
 static struct root *r;
-static volatile int done;
+static int done; /* atomic: the writer tells the reader to stop */
 
 static void *reader(void *arg) {
   (void)arg;
   long reads = 0;
-  while (!done || reads < 10) {
+  while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE) || reads < 10) {
     long s = 0;
     AMBER_ATOMIC_ISO(AMBER_SI) {
       s = 0;
@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
       AMBER_ATOMIC {
         for (int j = i; j < i + 16; j++) r->v[j * 8] += 1;
       }
-  done = 1;
+  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
   pthread_join(t, NULL);
   long s = 0;
   for (int i = 0; i < BLOCKS; i++) s += r->v[i * 8];

@@ -26,22 +26,22 @@ struct root { long alice; long pad1[15]; long bob; long pad2[15]; };
 static struct root *r;
 static int iso;
 /* Volatile memory: stores inside a region are undone if it aborts. */
-static volatile int arrived[2], finished[2];
+static int arrived[2], finished[2]; /* atomics: the doctors' handshake */
 
 static void *doctor(void *arg) {
   long id = (long)arg;
   AMBER_ATOMIC_ISO(iso) {
     long on_call = r->alice + r->bob;
-    arrived[id] = 1;
+    __atomic_store_n(&arrived[id], 1, __ATOMIC_RELEASE);
     /* Wait until the other doctor has read too (or is done). */
-    while (!arrived[1 - id] && !finished[1 - id]) {
+    while (!__atomic_load_n(&arrived[1 - id], __ATOMIC_ACQUIRE) && !__atomic_load_n(&finished[1 - id], __ATOMIC_ACQUIRE)) {
     }
     if (on_call >= 2) {
       if (id == 0) r->alice = 0;
       else r->bob = 0;
     }
   }
-  finished[id] = 1;
+  __atomic_store_n(&finished[id], 1, __ATOMIC_RELEASE);
   return NULL;
 }
 

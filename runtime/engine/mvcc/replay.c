@@ -230,15 +230,24 @@ static void apply_op(struct mv_rp *R, const struct mv_rec *r, uint32_t ring, con
   cur = R;
   amber_alloc_attach(mv.heap);
   /* The program's pointers are canonical: the callbacks tell heap from
-   * volatile memory by the window (not published yet during recovery). */
+   * volatile memory by the window.  During recovery it is not published
+   * yet, and only this thread runs: it is set for the replay and taken back.
+   * At run time (AMBER_MVCC_ASSERT's check) it is published already, and
+   * other threads read it with no lock: it is left alone, not rewritten
+   * with the same values (a data race, found by TSan: test/tsan). */
   uintptr_t base = __amber_heap_base, size = __amber_heap_size;
-  __amber_heap_base = (uintptr_t)mv.heap->window;
-  __amber_heap_size = mv.heap->hdr.data_size;
+  int publish = base != (uintptr_t)mv.heap->window || size != mv.heap->hdr.data_size;
+  if (publish) {
+    __amber_heap_base = (uintptr_t)mv.heap->window;
+    __amber_heap_size = mv.heap->hdr.data_size;
+  }
   amber_self = &rt;
   d->fn(closure);
   amber_self = saved;
-  __amber_heap_base = base;
-  __amber_heap_size = size;
+  if (publish) {
+    __amber_heap_base = base;
+    __amber_heap_size = size;
+  }
   cur = NULL;
   if (rt.oprd != rt.opn) amber_op_diverged(&rt, "used fewer of its recorded inputs than it took when it ran");
   free(rt.alloc_rec);

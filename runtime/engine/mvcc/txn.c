@@ -221,7 +221,11 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
   unsigned spins = 0;
   for (;;) {
     uintptr_t z = 0;
-    if (__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)x, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return;
+    /* Failure acquires: z is another thread's copy, whose header (owner)
+     * that thread wrote before its CAS installed z here (a release: seq_cst);
+     * reading z->owner below needs that CAS to happen before (TSan,
+     * test/tsan, found the relaxed failure order). */
+    if (__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)x, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) return;
     if (z & 1u) { /* a reclaimer: it holds the lock for one block copy */
       cpu_wait(&spins);
       continue;
