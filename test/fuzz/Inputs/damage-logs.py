@@ -34,7 +34,7 @@ own `counters check`, each under a timeout):
   * silently accepted: anything else (lost or wrong data accepted, amber
     check passing a heap the program refuses, a refusal that wrote the
     file, a crash, a hang).  Must be 0; the script exits 1 otherwise.
-Prints a table: per class and engine mode, cases, refused, detected,
+Prints a table: per class and record kind (--by-threads: and thread count), cases, refused, detected,
 intact, torn-tail, silently accepted.
 """
 import argparse, concurrent.futures, hashlib, os, re, shutil, subprocess, sys
@@ -51,6 +51,7 @@ ap.add_argument("--jobs", type=int, default=2)
 ap.add_argument("--list", type=int, default=20)
 ap.add_argument("--timeout", type=int, default=60)
 ap.add_argument("--only", default="record,clog,ringhdr,cloghdr")
+ap.add_argument("--by-threads", action="store_true", help="one row per class, mode and thread count")
 ap.add_argument("--old-layout", action="store_true", help="the heap layout before issue [1/7] part 4 (to reproduce on an older build)")
 ap.add_argument("program")
 o = ap.parse_args()
@@ -87,6 +88,7 @@ class Base:
     def __init__(self, n, threads, mode):
         self.name = "%s %dT N=%d" % (mode, threads, n)
         self.mode = mode
+        self.group = "%s %dT" % (mode, threads) if o.by_threads else mode
         path = os.path.join(work, "base-%s-%d-%d.heap" % (mode, threads, n))
         extra = {"AMBER_OLOG": "values"} if mode == "values" else {}
         rc, out, err = run([o.program, "run", str(n), str(threads), "kill"], path, extra)
@@ -214,12 +216,12 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=o.jobs) as ex:
     results = list(ex.map(lambda ic: one(*ic), enumerate(cases)))
 
 cols = ["refused", "intact", "torn-tail", "torn-tail+", "silent"]
-print("damage-logs: %-8s %-6s %6s %8s %9s %7s %10s %11s %9s" % ("class", "mode", "cases", "refused", "detected", "intact",
+print("damage-logs: %-8s %-9s %6s %8s %9s %7s %10s %11s %9s" % ("class", "mode", "cases", "refused", "detected", "intact",
                                                                 "torn-tail", "torn-tail+", "silent"))
 tot = {k: 0 for k in cols + ["detected", "cases"]}
 for cls in ("record", "clog", "ringhdr", "cloghdr"):
-    for mode in ("ops", "values"):
-        rs = [r for r in results if r[0] == cls and r[1].mode == mode]
+    for mode in sorted({b.group for b in bases}):
+        rs = [r for r in results if r[0] == cls and r[1].group == mode]
         if not rs:
             continue
         n = {k: sum(1 for r in rs if r[3] == k) for k in cols}
@@ -228,7 +230,7 @@ for cls in ("record", "clog", "ringhdr", "cloghdr"):
             tot[k] += n[k]
         tot["detected"] += d
         tot["cases"] += len(rs)
-        print("damage-logs: %-8s %-6s %6d %8d %9d %7d %10d %11d %9d" % (cls, mode, len(rs), n["refused"], d, n["intact"],
+        print("damage-logs: %-8s %-9s %6d %8d %9d %7d %10d %11d %9d" % (cls, mode, len(rs), n["refused"], d, n["intact"],
                                                                         n["torn-tail"], n["torn-tail+"], n["silent"]))
 print("damage-logs: %d cases, %d refused, %d detected, %d intact, %d torn-tail, %d torn-tail+, %d silently accepted" %
       (tot["cases"], tot["refused"], tot["detected"], tot["intact"], tot["torn-tail"], tot["torn-tail+"], tot["silent"]))
