@@ -44,6 +44,7 @@ static inline void amber_op_giveup(struct amber_thread *t, const char *what) {
 }
 void amber_op_put_slow(struct amber_thread *t, const void *p, size_t n);
 static inline void amber_op_put(struct amber_thread *t, const void *p, size_t n) {
+  if (!n) return; /* a region without a closure: p and opbuf may be NULL */
   if (t->opn + n <= t->opcap) {
     __builtin_memcpy(t->opbuf + t->opn, p, n);
     t->opn += n;

@@ -29,7 +29,8 @@
  *   (first 128 bytes), 1 status words, 2 ORDO slots, 3 main's data header,
  *   4 main's page table, 5 the twin's data header and page table, 6 the
  *   romulus state word (the patch's first byte picks IDLE, MUTATING,
- *   COPYING or the raw bytes), 7 anywhere in the file.
+ *   COPYING or the raw bytes), 7 anywhere in the file.  On an mvcc base,
+ *   5 is its OLog ring slots and 6 its CLog slot (flag 32 does nothing).
  * The CRC re-seal flags let the fuzzer get past the checksums to the checks
  * behind them; the fix-ups never apply to an image that lacks the field.
  *
@@ -50,7 +51,10 @@
  * program never opens what the read-only open refuses; a heap amber check
  * passes is accepted by the program; recovery on the file equals recovery
  * on the private copy; a heap that passed amber check still passes it after
- * the program's open.
+ * the program's open; when only an mvcc base's log bytes were patched and
+ * amber check passes, recovery leaves the data area the undamaged base
+ * recovers to, or the one it recovers to with one ring's last record torn
+ * (a crash leaves that too): a silently shortened log is a finding.
  *
  * AMBER_FUZZ_VERBOSE=1 prints the runtime's messages.
  */
@@ -77,6 +81,7 @@
 #include "ordo/ordo.h"
 #include "heap/ordo_record.h"
 #include "pm/pm.h"
+#include "engine/mvcc/mvcc.h"
 
 /* ---- diag.c, for the fuzzer ---- */
 
@@ -130,6 +135,13 @@ struct base {
   size_t len;
   struct amber_header hdr; /* as found (regions are located with it) */
   int has_hdr;
+  int mvcc;                /* an mvcc heap: regions 5 and 6 are its OLog rings and its CLog */
+  uint64_t logs_lo, logs_hi, clog_lo, clog_hi; /* their file offsets */
+  /* The data areas recovery may leave when only log bytes are damaged:
+   * the base's own, and the base's with the last record of one ring torn
+   * (a crash leaves that too: docs/engines/mvcc.md).  NULL: not computed. */
+  unsigned char **ok_data;
+  unsigned nok;
 };
 
 #define MAX_BASES 32
@@ -151,7 +163,16 @@ static void add_base(unsigned char *bytes, size_t len) {
     memcpy(&b->hdr, bytes, sizeof b->hdr);
     b->has_hdr = !memcmp(b->hdr.magic, AMBER_MAGIC, 8) && b->hdr.data_offset == AMBER_META_SIZE &&
                  b->hdr.data_size >= AMBER_MIN_DATA && b->hdr.data_size <= len && b->hdr.engine_offset <= len &&
-                 b->hdr.engine_offset + b->hdr.data_size <= len;
+                 b->hdr.engine_size <= len - b->hdr.engine_offset;
+    if (b->has_hdr && b->hdr.engine == AMBER_ENGINE_MVCC && b->hdr.engine_size >= sizeof(struct mv_area)) {
+      const struct mv_area *a = (const struct mv_area *)(bytes + b->hdr.engine_offset);
+      if (a->logs_off <= a->clog_off && a->clog_off <= b->hdr.engine_size) {
+        b->mvcc = 1;
+        b->logs_lo = b->hdr.engine_offset + a->logs_off;
+        b->logs_hi = b->clog_lo = b->hdr.engine_offset + a->clog_off;
+        b->clog_hi = b->hdr.engine_offset + b->hdr.engine_size;
+      }
+    }
   }
 }
 
@@ -210,6 +231,58 @@ static void load_bases(void) {
   }
 }
 
+/* The data area a private open and recovery leave of the image in the
+ * memfd, or NULL when it is refused. */
+static unsigned char *recovered_data(void) {
+  struct amber_heap p;
+  if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE, &p) != 0) return NULL;
+  p.engine->recover(&p);
+  unsigned char *d = malloc(p.hdr.data_size);
+  if (!d) abort();
+  memcpy(d, p.data, p.hdr.data_size);
+  amber_heap_unmap(&p);
+  return d;
+}
+
+static void put_base(const struct base *b, const unsigned char *bytes) {
+  if (ftruncate(mfd, (off_t)b->len) != 0 || pwrite(mfd, bytes, b->len, 0) != (ssize_t)b->len) abort();
+}
+
+/* For an mvcc base: ok_data (struct base). */
+static void mvcc_outcomes(struct base *b) {
+  put_base(b, b->bytes);
+  b->ok_data = calloc(1 + 4096, sizeof *b->ok_data);
+  if (!b->ok_data) abort();
+  struct amber_heap p;
+  if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE, &p) != 0) {
+    fprintf(stderr, "fuzz_heap: an mvcc base image is refused\n");
+    abort();
+  }
+  /* Where each ring's last record is (the open attached the engine). */
+  uint64_t last[4096];
+  uint32_t rings = mv.max_threads < 4096 ? mv.max_threads : 4096;
+  for (uint32_t i = 0; i < rings; i++) {
+    uint64_t pos, seq;
+    last[i] = UINT64_MAX;
+    if (mv_ring_read_tail(i, &pos, &seq, NULL, NULL) < 0) continue;
+    for (const struct mv_rec *r; (r = mv_rec_at(i, &pos, seq)); pos += r->len, seq++)
+      if (r->magic == MV_REC_MAGIC) last[i] = mv_ring_file_off(i, pos) + offsetof(struct mv_rec, crc);
+  }
+  amber_heap_unmap(&p);
+  b->ok_data[b->nok++] = recovered_data();
+  unsigned char *copy = malloc(b->len);
+  if (!copy) abort();
+  for (uint32_t i = 0; i < rings; i++) {
+    if (last[i] == UINT64_MAX) continue;
+    memcpy(copy, b->bytes, b->len);
+    copy[last[i]] ^= 1;
+    put_base(b, copy);
+    unsigned char *d = recovered_data();
+    if (d) b->ok_data[b->nok++] = d;
+  }
+  free(copy);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
@@ -227,7 +300,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   mfd = memfd_create("amber-fuzz-heap", MFD_CLOEXEC);
   if (mfd < 0) abort();
   snprintf(path, sizeof path, "/proc/self/fd/%d", mfd);
-  fprintf(stderr, "fuzz_heap: %u base images\n", nbases);
+  unsigned nmv = 0;
+  for (unsigned k = 0; k < nbases; k++)
+    if (bases[k].mvcc) {
+      mvcc_outcomes(&bases[k]);
+      nmv++;
+    }
+  fprintf(stderr, "fuzz_heap: %u base images (%u mvcc)\n", nbases, nmv);
   return 0;
 }
 
@@ -251,6 +330,8 @@ static struct region region_of(const struct base *b, unsigned r) {
   case 5: g = (struct region){E, first * AMBER_PAGE}; break;
   case 6: g = (struct region){AMBER_STATUS_OFFSET + offsetof(struct amber_status, engine_state), 8}; break;
   }
+  if (b->mvcc && r == 5) g = (struct region){b->logs_lo, b->logs_hi - b->logs_lo};
+  if (b->mvcc && r == 6) g = (struct region){b->clog_lo, b->clog_hi - b->clog_lo};
   if (g.off > b->len) g = (struct region){0, b->len};
   if (g.off + g.len > b->len) g.len = b->len - g.off;
   return g;
@@ -295,13 +376,17 @@ static void reseal(const struct base *b, unsigned flags, uint64_t flen) {
       put(at, &r, sizeof r, flen);
     }
   }
-  if (flags & 32) {
+  if ((flags & 32) && !b->mvcc) {
     struct region main_meta = {b->hdr.data_offset, region_of(b, 5).len};
     static unsigned char buf[1u << 20];
     if (main_meta.len <= sizeof buf && get(main_meta.off, buf, main_meta.len, flen) == 0)
       put(b->hdr.engine_offset, buf, main_meta.len, flen);
   }
 }
+
+/* The last input changed only log bytes of an mvcc base (regions 5 and 6,
+ * no file length or ORDO re-seal flags). */
+static int logs_only;
 
 /* Returns the base used, NULL when there is none. */
 static const struct base *build(const uint8_t *in, size_t n) {
@@ -312,8 +397,10 @@ static const struct base *build(const uint8_t *in, size_t n) {
   if (ftruncate(mfd, (off_t)b->len) != 0 || pwrite(mfd, b->bytes, b->len, 0) != (ssize_t)b->len) abort();
   uint64_t flen = b->len;
   size_t i = 4;
+  logs_only = b->mvcc && !(flags & (8 | 16 | 64 | 128));
   while (i < n) {
     unsigned t = in[i++], r = t & 7, len = t >> 3;
+    if (r != 5 && r != 6) logs_only = 0;
     unsigned ob = r == 7 ? 3 : 2;
     if (i + ob > n) break;
     uint64_t off = 0;
@@ -322,7 +409,7 @@ static const struct base *build(const uint8_t *in, size_t n) {
     struct region g = region_of(b, r);
     if (g.len == 0) break;
     off = g.off + off % g.len;
-    if (r == 6) {
+    if (r == 6 && !b->mvcc) {
       static const uint64_t states[] = {0x49444c45ull, 0x4d555441ull, 0x434f5059ull};
       if (i >= n) break;
       unsigned pick = in[i] % 4;
@@ -389,10 +476,22 @@ static int check_private(struct amber_heap *p, int keep) {
   return bad;
 }
 
+static int data_allowed(const struct base *b, const unsigned char *data) {
+  for (unsigned k = 0; k < b->nok; k++)
+    if (!memcmp(b->ok_data[k], data, b->hdr.data_size)) return 1;
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n) {
-  if (!build(in, n)) return 0;
+  const struct base *b = build(in, n);
+  if (!b) return 0;
   struct amber_heap p, h;
   int bad = check_private(&p, 1);
+  /* Damage to an mvcc heap's logs is refused or flagged, or recovery makes
+   * what it makes of the undamaged heap (less at most one ring's last
+   * record, which a crash also tears): never a silently shortened log. */
+  REQUIRE(!logs_only || bad != 0 || !b->nok || data_allowed(b, (const unsigned char *)p.data),
+          "amber check passed damaged mvcc logs, and recovery left a data area the undamaged heap does not recover to");
 
   errors = 0;
   int ho = amber_engine_heap_open(path, AMBER_OPEN_WRITE, &h);

@@ -114,10 +114,10 @@ static int area_problem(const struct amber_heap *h) {
 static int rings_problem(const struct amber_heap *h) {
   for (uint32_t i = 0; i < mv.max_threads; i++) {
     uint64_t p, q;
-    if (mv_ring_read_tail(i, &p, &q) < 0)
+    if (mv_ring_read_tail(i, &p, &q, NULL, NULL) < 0)
       return amber_error("heap %s: both headers of OLog ring %u are corrupt; the file is damaged: restore it from a copy", h->path, i);
   }
-  if (mv_clog_read(NULL, NULL, NULL) < 0)
+  if (mv_clog_read(NULL, NULL, NULL, NULL) < 0)
     return amber_error("heap %s: both CLog headers are corrupt (file offset 0x%llx); the file is damaged: restore it from a copy",
                        h->path, (unsigned long long)(h->hdr.engine_offset + mv.clog_off));
   return 0;
@@ -127,6 +127,10 @@ static int mv_validate(struct amber_heap *h) {
   if (area_problem(h)) return -1;
   attach(h);
   if (rings_problem(h)) return -1;
+  /* Damaged logs (not a crash's torn tail) are refused before anything is
+   * written: recovery would drop committed transactions.  A program's open
+   * of a clean heap reads no log; the tool always looks. */
+  if ((h->status->clean != AMBER_CLEAN || !h->window) && mv_logs_damage()) return -1;
   /* A program's open: refuse operational records it cannot re-execute
    * now, before anything writes the heap (the tool's views do not re-run
    * them: mv_recover_logs). */
@@ -147,7 +151,7 @@ static int clean_mark_problems(const struct amber_heap *h) {
   int bad = 0;
   for (uint32_t i = 0; i < mv.max_threads; i++) {
     uint64_t pos, seq, n = 0, lo = 0, hi = 0;
-    if (mv_ring_read_tail(i, &pos, &seq) < 0) continue; /* rings_problem said so */
+    if (mv_ring_read_tail(i, &pos, &seq, NULL, NULL) < 0) continue; /* rings_problem said so */
     for (const struct mv_rec *r; (r = mv_rec_at(i, &pos, seq)) != NULL; pos += r->len, seq++) {
       if (r->magic != MV_REC_MAGIC) continue;
       if (!n++) lo = r->cts;
@@ -162,7 +166,7 @@ static int clean_mark_problems(const struct amber_heap *h) {
     bad++;
   }
   uint64_t c, tail, n = 0;
-  if (mv_clog_read(&c, &tail, NULL) >= 0)
+  if (mv_clog_read(&c, &tail, NULL, NULL) >= 0)
     while (n < mv.clog_n && mv_ckpt_at(tail + n)) n++;
   if (n) {
     amber_error("heap %s is marked cleanly closed, but its CLog still holds %llu checkpoint copies (entries from %llu) that a "
@@ -288,7 +292,7 @@ static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
   /* Everything is in the master: empty the rings, so the next open replays
    * nothing. */
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
-    if (o->ohead != o->otail) mv_ring_write_tail(o->ring_id, o->ohead, o->oseq_head);
+    if (o->ohead != o->otail) mv_ring_write_tail(o->ring_id, o->ohead, o->oseq_head, __atomic_load_n(&mv.c, __ATOMIC_ACQUIRE));
   return 0;
 }
 

@@ -85,7 +85,7 @@ void mv_clog_attach(void) {
   mv.clog_n = mv.clog_bytes / mv.clog_entry;
 }
 
-int mv_clog_read(uint64_t *c, uint64_t *t, uint64_t *gen) {
+int mv_clog_read(uint64_t *c, uint64_t *t, uint64_t *hd, uint64_t *gen) {
   int best = -1;
   for (int w = 0; w < 2; w++) {
     const struct mv_clog_hdr *h = hdr(w);
@@ -95,17 +95,19 @@ int mv_clog_read(uint64_t *c, uint64_t *t, uint64_t *gen) {
   if (best < 0) return -1;
   if (c) *c = hdr(best)->c;
   if (t) *t = hdr(best)->tail;
+  if (hd) *hd = hdr(best)->head;
   if (gen) *gen = hdr(best)->gen;
   return best;
 }
 
-static void put_hdr(int w, uint64_t gen, uint64_t c, uint64_t t) {
+static void put_hdr(int w, uint64_t gen, uint64_t c, uint64_t t, uint64_t hd) {
   struct mv_clog_hdr n;
   memset(&n, 0, sizeof n);
   n.magic = MV_CLOG_MAGIC;
   n.gen = gen;
   n.c = c;
   n.tail = t;
+  n.head = hd;
   n.crc = hdr_crc(&n);
   memcpy(hdr(w), &n, sizeof n);
   amber_pm_wrote(hdr(w), sizeof n);
@@ -113,16 +115,16 @@ static void put_hdr(int w, uint64_t gen, uint64_t c, uint64_t t) {
 }
 
 void mv_clog_format(void) {
-  put_hdr(0, 1, 0, 0);
-  put_hdr(1, 0, 0, 0);
+  put_hdr(0, 1, 0, 0, 0);
+  put_hdr(1, 0, 0, 0, 0);
   amber_pm_fence(AMBER_PM_CKPT);
 }
 
 /* Overwrites the older header (the current one survives a torn write). */
-void mv_clog_write(uint64_t c, uint64_t t) {
+void mv_clog_write(uint64_t c, uint64_t t, uint64_t hd) {
   uint64_t gen = 0;
-  int cur = mv_clog_read(NULL, NULL, &gen);
-  put_hdr(cur == 0 ? 1 : 0, gen + 1, c, t);
+  int cur = mv_clog_read(NULL, NULL, NULL, &gen);
+  put_hdr(cur == 0 ? 1 : 0, gen + 1, c, t, hd);
   amber_pm_fence(AMBER_PM_CKPT);
   __atomic_store_n(&mv.c, c, __ATOMIC_RELEASE);
 }
@@ -140,6 +142,8 @@ const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data
   return (const char *)(e + 1);
 }
 
+uint64_t mv_ckpt_file_off(uint64_t i) { return mv.heap->hdr.engine_offset + (uint64_t)((char *)entry(i) - mv.area); }
+
 const struct mv_ckpt *mv_ckpt_at(uint64_t i) {
   const struct mv_ckpt *e = entry(i);
   if (e->magic != MV_CKPT_MAGIC || e->seq != i || e->blk >= mv.nblocks || e->crc != ckpt_crc(e)) return NULL;
@@ -149,7 +153,7 @@ const struct mv_ckpt *mv_ckpt_at(uint64_t i) {
 /* Called by open, after recovery emptied the ring. */
 void mv_clog_open(void) {
   uint64_t c = 0, t = 0;
-  mv_clog_read(&c, &t, NULL);
+  mv_clog_read(&c, &t, NULL, NULL);
   head = tail = drained_to = free_upto = t;
   free_pending = 0;
   dirty_head = NULL;
@@ -178,7 +182,7 @@ static void finish_free(struct mv_thread *m) {
   if (!free_pending || !mv_gp_over(m, free_ticket)) return;
   free_pending = 0;
   tail = free_upto;
-  mv_clog_write(__atomic_load_n(&mv.c, __ATOMIC_ACQUIRE), tail);
+  mv_clog_write(__atomic_load_n(&mv.c, __ATOMIC_ACQUIRE), tail, head);
 }
 
 /* Drops superseded entries and (all: every one) writes latest checkpoint
@@ -311,7 +315,7 @@ static int round_locked(struct mv_thread *m) {
     done_push(&nd, ctl, copy, v->cts);
   }
   if (nd) amber_pm_fence(AMBER_PM_CKPT);
-  mv_clog_write(c, tail);
+  mv_clog_write(c, tail, head);
   n_rounds++;
   n_entries += nd;
   /* Readers may now take the checkpoint copies: point them there before
@@ -385,7 +389,7 @@ int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data) {
 void mv_clog_solo_unlock(uint64_t c) {
   if (c) { /* the undo entries were never a checkpoint copy: nobody reads them */
     tail = drained_to = free_upto = head;
-    mv_clog_write(c, tail);
+    mv_clog_write(c, tail, head);
   }
   pthread_mutex_unlock(&round_lock);
 }

@@ -9,6 +9,7 @@
  *   plog.c    persistent state: engine area, master timestamps, OLog rings
  *   clog.c    the CLog and checkpoint rounds (the durable boundary c)
  *   invariant.c  the invariant's assertion mode (AMBER_MVCC_ASSERT)
+ *   scan.c    reading the logs; a torn tail told apart from damage
  *   recover.c recovery from the CLog and the OLog
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *   solo.c    irrevocable transactions: alone, in place, undone from the CLog
@@ -173,7 +174,7 @@ extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 4u
+#define MV_AREA_VERSION 5u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -194,6 +195,7 @@ struct mv_ring_hdr {    /* two per ring slot, at offsets 0 and 64 */
   uint64_t magic;
   uint64_t tail;        /* byte position of the oldest live record (monotonic) */
   uint64_t seq;         /* its sequence number */
+  uint64_t c;           /* the durable checkpoint boundary the records before tail were recycled under */
   uint32_t pad;
   uint32_t crc;
 };
@@ -203,6 +205,7 @@ struct mv_clog_hdr {    /* two, at offsets 0 and 64 of the CLog slot */
   uint64_t gen;         /* the larger valid one is current */
   uint64_t c;           /* durable checkpoint boundary: master + CLog hold the state as of c */
   uint64_t tail;        /* index of the oldest live entry (monotonic) */
+  uint64_t head;        /* entries [tail, head) belong to durable rounds: each must be there */
   uint32_t pad;
   uint32_t crc;
 };
@@ -261,8 +264,20 @@ uint64_t mv_layout(uint64_t data_size, uint64_t block, uint64_t threads, uint64_
                    uint64_t *logs_off, uint64_t *clog_off);
 uint32_t mv_area_crc(const struct mv_area *a);
 char *mv_ring_bytes(uint32_t i);
-int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq);
-void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq);
+/* The current header (0 or 1), -1 when both are corrupt; *c (may be NULL)
+ * the boundary it recycled under; *other_bad: the other header fails its
+ * checksum. */
+int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq, uint64_t *c, int *other_bad);
+/* c: the durable checkpoint boundary the records before pos were recycled
+ * under (all of them have a smaller commit ts). */
+void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq, uint64_t c);
+/* Looks through all of ring i for intact records with a sequence number in
+ * [seq, seq + what the ring can hold): records written after record seq.
+ * Returns how many; lo, hi: their smallest and largest seq; clo, chi: their
+ * commit timestamps' range. */
+uint64_t mv_ring_later(uint32_t i, uint64_t seq, uint64_t *lo, uint64_t *hi, uint64_t *clo, uint64_t *chi);
+/* The file offset of ring i's byte position pos. */
+uint64_t mv_ring_file_off(uint32_t i, uint64_t pos);
 void mv_rings_format(void);
 uint32_t mv_rec_crc(const struct mv_rec *r);
 /* The record at *ppos with sequence number seq, or NULL (the ring ends
@@ -281,9 +296,13 @@ void mv_mts_raise(uint64_t blk, uint64_t ts);
 /* clog.c */
 void mv_clog_attach(void);
 void mv_clog_format(void);
-/* The current CLog header (0 or 1), -1 when both are corrupt. */
-int mv_clog_read(uint64_t *c, uint64_t *tail, uint64_t *gen);
-void mv_clog_write(uint64_t c, uint64_t tail);
+/* The current CLog header (0 or 1), -1 when both are corrupt (any pointer
+ * may be NULL). */
+int mv_clog_read(uint64_t *c, uint64_t *tail, uint64_t *head, uint64_t *gen);
+/* Entries [tail, head) are live and durable; c the durable boundary. */
+void mv_clog_write(uint64_t c, uint64_t tail, uint64_t head);
+/* The file offset of CLog entry i. */
+uint64_t mv_ckpt_file_off(uint64_t i);
 /* Writes and flushes entry i (no fence); returns its copy of the block. */
 const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data);
 /* Entry i, or NULL when it is not there (stale, torn or foreign). */
@@ -324,6 +343,34 @@ void mv_clog_solo_unlock(uint64_t c);
 extern pthread_rwlock_t mv_check_lock;
 void mv_check_invariant(const char *when);
 uint64_t mv_checks_run(void);
+
+/* scan.c: what the logs hold, and damage (as opposed to a torn tail) */
+struct mv_found {
+  const struct mv_rec *r;
+  uint32_t ring;
+};
+struct mv_ckpt_found {
+  uint64_t blk, cts, seq;
+  const char *data;
+};
+struct mv_logs {
+  struct mv_found *rec;      /* OLog records, in commit-ts order */
+  size_t nrec;
+  struct mv_ckpt_found *ck;  /* CLog entries below c, by block then cts */
+  size_t nck;
+  uint64_t c, clog_end;      /* the durable boundary; where the CLog's valid part ends */
+  uint64_t *end_pos, *end_seq; /* where each ring's valid part ends */
+  uint64_t ring_c_max;       /* the newest boundary a ring recycled under, and that ring */
+  uint32_t ring_c_ring;
+  int detect, report;
+  int damaged;               /* problems found (detect) */
+};
+/* detect: also look for damage (a ring scan per broken ring); report:
+ * print each problem as an amber: error:. */
+void mv_logs_scan(struct mv_logs *L, int detect, int report);
+void mv_logs_free(struct mv_logs *L);
+/* The number of problems, each printed (nothing is written). */
+int mv_logs_damage(void);
 
 /* recover.c */
 /* Calls apply, in order, for every write recovery makes over the master:

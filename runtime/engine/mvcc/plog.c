@@ -47,25 +47,35 @@ static struct mv_ring_hdr *ring_hdr(uint32_t i, int which) { return (struct mv_r
 char *mv_ring_bytes(uint32_t i) { return slot_base(i) + AMBER_PAGE; }
 
 /* The ring's durable tail: the valid header with the larger position. */
-int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq) {
-  int best = -1;
+int mv_ring_read_tail(uint32_t i, uint64_t *pos, uint64_t *seq, uint64_t *c, int *other_bad) {
+  int best = -1, bad = 0;
   for (int w = 0; w < 2; w++) {
     const struct mv_ring_hdr *r = ring_hdr(i, w);
-    if (r->crc != hdr_crc(r) || r->magic != MV_RING_MAGIC) continue;
+    if (r->crc != hdr_crc(r) || r->magic != MV_RING_MAGIC) {
+      bad++;
+      continue;
+    }
     if (best < 0 || r->tail > ring_hdr(i, best)->tail) best = w;
   }
+  if (other_bad) *other_bad = bad > 0;
   if (best < 0) return -1;
   *pos = ring_hdr(i, best)->tail;
   *seq = ring_hdr(i, best)->seq;
+  if (c) *c = ring_hdr(i, best)->c;
   return best;
 }
 
-static void put_hdr(struct mv_ring_hdr *r, uint64_t pos, uint64_t seq) {
+uint64_t mv_ring_file_off(uint32_t i, uint64_t pos) {
+  return mv.heap->hdr.engine_offset + (uint64_t)(mv_ring_bytes(i) - mv.area) + pos % mv.olog_bytes;
+}
+
+static void put_hdr(struct mv_ring_hdr *r, uint64_t pos, uint64_t seq, uint64_t c) {
   struct mv_ring_hdr n;
   memset(&n, 0, sizeof n);
   n.magic = MV_RING_MAGIC;
   n.tail = pos;
   n.seq = seq;
+  n.c = c;
   n.crc = hdr_crc(&n);
   memcpy(r, &n, sizeof n);
   amber_pm_wrote(r, sizeof n);
@@ -75,18 +85,18 @@ static void put_hdr(struct mv_ring_hdr *r, uint64_t pos, uint64_t seq) {
 /* A new heap's rings: both headers of every ring empty, one fence. */
 void mv_rings_format(void) {
   for (uint32_t i = 0; i < mv.max_threads; i++) {
-    put_hdr(ring_hdr(i, 0), 0, 1);
-    put_hdr(ring_hdr(i, 1), 0, 1);
+    put_hdr(ring_hdr(i, 0), 0, 1, 0);
+    put_hdr(ring_hdr(i, 1), 0, 1, 0);
   }
   amber_pm_fence(AMBER_PM_LOG);
 }
 
 /* Persists a new tail, overwriting the older header (the other stays valid
  * if this write tears).  One flush, one fence (category log). */
-void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq) {
+void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq, uint64_t c) {
   uint64_t p0, s0;
-  int cur = mv_ring_read_tail(i, &p0, &s0);
-  put_hdr(ring_hdr(i, cur == 0 ? 1 : 0), pos, seq);
+  int cur = mv_ring_read_tail(i, &p0, &s0, NULL, NULL);
+  put_hdr(ring_hdr(i, cur == 0 ? 1 : 0), pos, seq, c);
   amber_pm_fence(AMBER_PM_LOG);
 }
 
@@ -109,6 +119,31 @@ const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq) {
     return NULL;
   if (r->crc != mv_rec_crc(r)) return NULL; /* torn: the end of the ring */
   return r;
+}
+
+/* Records are appended in sequence order, each made durable (fenced)
+ * before the next is written, so an intact record with a larger sequence
+ * number proves that every smaller one was complete: a record that fails
+ * its checksum before it was damaged later, not torn by a crash. */
+uint64_t mv_ring_later(uint32_t i, uint64_t seq, uint64_t *lo, uint64_t *hi, uint64_t *clo, uint64_t *chi) {
+  const char *ring = mv_ring_bytes(i);
+  uint64_t n = 0, most = mv_oq_n();
+  *lo = *clo = UINT64_MAX;
+  *hi = *chi = 0;
+  for (uint64_t off = 0; off + sizeof(struct mv_rec) <= mv.olog_bytes; off += 8) {
+    const struct mv_rec *r = (const struct mv_rec *)(ring + off);
+    if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= most ||
+        r->len < sizeof *r || r->len % 8 || r->len > mv.olog_bytes - off || r->crc != mv_rec_crc(r))
+      continue;
+    n++;
+    if (r->seq < *lo) *lo = r->seq;
+    if (r->seq > *hi) *hi = r->seq;
+    if (r->magic == MV_REC_MAGIC) {
+      if (r->cts < *clo) *clo = r->cts;
+      if (r->cts > *chi) *chi = r->cts;
+    }
+  }
+  return n;
 }
 
 uint64_t mv_rec_size(struct mv_thread *m) {
@@ -140,7 +175,7 @@ void mv_olog_recycle(struct mv_thread *m) {
     m->oq_tail++;
   }
   if (t == m->otail) return;
-  mv_ring_write_tail(m->ring_id, t, s);
+  mv_ring_write_tail(m->ring_id, t, s, c);
   m->n_recycled += s - m->oseq_tail;
   m->otail = t;
   m->oseq_tail = s;
@@ -208,6 +243,9 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_i
       p->magic = MV_PAD_MAGIC;
       p->len = (uint32_t)rest;
       put(m, p, m->oseq_head++);
+      /* Its own fence: a record is durable before the next is written, so
+       * recovery can take an intact later record as proof (mv_ring_later). */
+      amber_pm_fence(AMBER_PM_LOG);
     } /* else too short for a header: readers skip it (mv_rec_at) */
     m->ohead += rest;
     off = 0;

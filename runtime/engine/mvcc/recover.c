@@ -30,111 +30,16 @@
 #include "pm/pm.h"
 #include "mvcc.h"
 
-struct found {
-  const struct mv_rec *r;
-  uint32_t ring;
-};
-
-static int by_cts(const void *a, const void *b) {
-  const struct found *x = a, *y = b;
-  if (x->r->cts != y->r->cts) return x->r->cts < y->r->cts ? -1 : 1;
-  if (x->ring != y->ring) return x->ring < y->ring ? -1 : 1;
-  return x->r->seq < y->r->seq ? -1 : x->r->seq > y->r->seq;
-}
-
-/* Scans ring i from its durable tail: the records in order, ending at the
- * first one that is missing, stale (an older lap's) or torn. */
-static void scan(uint32_t i, struct found **v, size_t *n, size_t *cap, uint64_t *end_pos, uint64_t *end_seq) {
-  uint64_t pos, seq;
-  if (mv_ring_read_tail(i, &pos, &seq) < 0) {
-    *end_pos = *end_seq = 0;
-    return;
-  }
-  for (;;) {
-    const struct mv_rec *r = mv_rec_at(i, &pos, seq);
-    if (!r) break;
-    if (r->magic == MV_REC_MAGIC) {
-      if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 1024;
-        *v = realloc(*v, *cap * sizeof **v);
-        if (!*v) amber_fatal("mvcc recovery: out of memory for %zu OLog records", *cap);
-      }
-      (*v)[(*n)++] = (struct found){r, i};
-    }
-    pos += r->len;
-    seq++;
-  }
-  *end_pos = pos;
-  *end_seq = seq;
-}
-
-struct ckpt_found {
-  uint64_t blk, cts, seq;
-  const char *data;
-};
-
-static int by_blk_cts(const void *a, const void *b) {
-  const struct ckpt_found *x = a, *y = b;
-  if (x->blk != y->blk) return x->blk < y->blk ? -1 : 1;
-  if (x->cts != y->cts) return x->cts < y->cts ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* What is in the logs: the OLog records in commit-ts order, the CLog
- * entries of durable rounds, and where each ring's valid part ends. */
-struct logs {
-  struct found *rec;
-  size_t nrec;
-  struct ckpt_found *ck;
-  size_t nck;
-  uint64_t c, clog_end;
-  uint64_t *end_pos, *end_seq;
-};
-
-static void scan_logs(struct logs *L) {
-  memset(L, 0, sizeof *L);
-  size_t cap = 0;
-  L->end_pos = calloc(mv.max_threads, sizeof *L->end_pos);
-  L->end_seq = calloc(mv.max_threads, sizeof *L->end_seq);
-  if (!L->end_pos || !L->end_seq) amber_fatal("mvcc recovery: out of memory");
-  for (uint32_t i = 0; i < mv.max_threads; i++) scan(i, &L->rec, &L->nrec, &cap, &L->end_pos[i], &L->end_seq[i]);
-  qsort(L->rec, L->nrec, sizeof *L->rec, by_cts);
-  uint64_t t = 0;
-  if (mv_clog_read(&L->c, &t, NULL) < 0) return;
-  size_t capck = 0;
-  uint64_t i = t;
-  for (; i - t < mv.clog_n; i++) {
-    const struct mv_ckpt *e = mv_ckpt_at(i);
-    if (!e) break;
-    if (e->cts >= L->c) continue; /* a round that never became durable */
-    if (L->nck == capck) {
-      capck = capck ? capck * 2 : 1024;
-      L->ck = realloc(L->ck, capck * sizeof *L->ck);
-      if (!L->ck) amber_fatal("mvcc recovery: out of memory for %zu CLog entries", capck);
-    }
-    L->ck[L->nck++] = (struct ckpt_found){e->blk, e->cts, e->seq, (const char *)(e + 1)};
-  }
-  L->clog_end = i;
-  qsort(L->ck, L->nck, sizeof *L->ck, by_blk_cts);
-}
-
-static void free_logs(struct logs *L) {
-  free(L->rec);
-  free(L->ck);
-  free(L->end_pos);
-  free(L->end_seq);
-}
-
 /* Does CLog entry k hold its block's state at c: its block's newest entry
  * (below c), and newer than the master? */
-static int entry_is_state_at_c(const struct logs *L, size_t k) {
-  const struct ckpt_found *e = &L->ck[k];
+static int entry_is_state_at_c(const struct mv_logs *L, size_t k) {
+  const struct mv_ckpt_found *e = &L->ck[k];
   return !(k + 1 < L->nck && L->ck[k + 1].blk == e->blk) && e->cts > mv.mts[e->blk];
 }
 
 /* The state at c of a block: its newest CLog entry below c when newer than
  * the master, else the master. */
-static const char *at_c(const struct logs *L, uint64_t blk) {
+static const char *at_c(const struct mv_logs *L, uint64_t blk) {
   size_t lo = 0, hi = L->nck; /* the first entry of a larger block */
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -148,7 +53,7 @@ static const char *at_c(const struct logs *L, uint64_t blk) {
 static void base_at_c(void *ctx, uint64_t blk, char *out) { memcpy(out, at_c(ctx, blk), mv.block); }
 
 /* The index of the first record from c on. */
-static size_t first_after_c(const struct logs *L) {
+static size_t first_after_c(const struct mv_logs *L) {
   size_t k = 0;
   while (k < L->nrec && L->rec[k].r->cts < L->c) k++;
   return k;
@@ -158,7 +63,7 @@ static size_t first_after_c(const struct logs *L) {
  * the running program is that writer's build and has every region the
  * records name.  `who` gets the writer's name for messages.  -1 after an
  * amber: error: message. */
-static int writer_check(const struct logs *L, size_t from, uint64_t *bound, char *who, size_t whosz) {
+static int writer_check(const struct mv_logs *L, size_t from, uint64_t *bound, char *who, size_t whosz) {
   uint64_t b = 0;
   snprintf(who, whosz, "an unknown program");
   for (size_t k = from; k < L->nrec; k++) {
@@ -187,19 +92,19 @@ static int writer_check(const struct logs *L, size_t from, uint64_t *bound, char
   return 0;
 }
 
-static uint64_t writer_boundary(const struct logs *L, size_t from, char *who, size_t whosz) {
+static uint64_t writer_boundary(const struct mv_logs *L, size_t from, char *who, size_t whosz) {
   uint64_t b = 0;
   if (writer_check(L, from, &b, who, whosz) != 0) exit(2);
   return b;
 }
 
 int mv_recover_precheck(void) {
-  struct logs L;
-  scan_logs(&L);
+  struct mv_logs L;
+  mv_logs_scan(&L, 0, 0);
   char who[512];
   uint64_t b;
   int rc = writer_check(&L, first_after_c(&L), &b, who, sizeof who);
-  free_logs(&L);
+  mv_logs_free(&L);
   return rc;
 }
 
@@ -213,11 +118,11 @@ static void forward(void *ctx, uint64_t blk, uint64_t cts, const char *data) {
 }
 
 uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts) {
-  struct logs L;
-  scan_logs(&L);
+  struct mv_logs L;
+  mv_logs_scan(&L, 0, 0);
   uint64_t mx = 0;
   for (size_t k = 0; k < L.nck; k++) {
-    const struct ckpt_found *e = &L.ck[k];
+    const struct mv_ckpt_found *e = &L.ck[k];
     if (e->cts > mx) mx = e->cts;
     if (entry_is_state_at_c(&L, k)) apply(ctx, e->blk << mv.shift, e->data, (uint32_t)mv.block, e->cts);
   }
@@ -237,15 +142,15 @@ uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts) {
     mv_rp_free(R);
   }
   if (maxcts) *maxcts = mx;
-  free_logs(&L);
+  mv_logs_free(&L);
   return n;
 }
 
 /* Step 1: the state at c into the master, then an empty CLog. */
-static void clog_to_master(struct logs *L) {
+static void clog_to_master(struct mv_logs *L) {
   size_t nw = 0;
   for (size_t k = 0; k < L->nck; k++) {
-    const struct ckpt_found *e = &L->ck[k];
+    const struct mv_ckpt_found *e = &L->ck[k];
     if (!entry_is_state_at_c(L, k)) continue;
     char *dst = mv.base + (e->blk << mv.shift);
     memcpy(dst, e->data, mv.block);
@@ -259,22 +164,22 @@ static void clog_to_master(struct logs *L) {
       if (entry_is_state_at_c(L, k)) mv_mts_raise(L->ck[k].blk, L->ck[k].cts);
     amber_pm_fence(AMBER_PM_DATA);
   }
-  uint64_t c = 0, t = 0;
-  if (mv_clog_read(&c, &t, NULL) >= 0 && t != L->clog_end) mv_clog_write(c, L->clog_end);
+  uint64_t c = 0, t = 0, hd = 0;
+  if (mv_clog_read(&c, &t, &hd, NULL) >= 0 && (t != L->clog_end || hd != L->clog_end)) mv_clog_write(c, L->clog_end, L->clog_end);
   L->nck = 0; /* the master now holds the state at c */
 }
 
 /* Writes the chunk's entries from index L->clog_end on, and lists them as
  * step 1 reads them (one per block). */
 static void put_entry(void *ctx, uint64_t blk, uint64_t cts, const char *data) {
-  struct logs *L = ctx;
+  struct mv_logs *L = ctx;
   uint64_t i = L->clog_end + L->nck;
-  L->ck[L->nck++] = (struct ckpt_found){blk, cts, i, mv_clog_put(i, blk, cts, data)};
+  L->ck[L->nck++] = (struct mv_ckpt_found){blk, cts, i, mv_clog_put(i, blk, cts, data)};
 }
 
 /* Step 2's checkpoint round for the blocks replayed since the last one, at
  * boundary c; then step 1 for them. */
-static void checkpoint_chunk(struct logs *L, struct mv_rp *R, uint64_t c) {
+static void checkpoint_chunk(struct mv_logs *L, struct mv_rp *R, uint64_t c) {
   size_t n = mv_rp_touched(R);
   if (n > mv.clog_n)
     amber_fatal("recovery of heap %s must checkpoint %zu blocks at once, more than its CLog holds (%llu): the OLog holds "
@@ -288,7 +193,7 @@ static void checkpoint_chunk(struct logs *L, struct mv_rp *R, uint64_t c) {
   L->nck = 0;
   mv_rp_each_touched(R, put_entry, L);
   if (n) amber_pm_fence(AMBER_PM_CKPT);
-  mv_clog_write(c, L->clog_end);
+  mv_clog_write(c, L->clog_end, L->clog_end + n);
   L->c = c;
   L->clog_end += n;
   clog_to_master(L);
@@ -299,7 +204,7 @@ static void checkpoint_chunk(struct logs *L, struct mv_rp *R, uint64_t c) {
  * its base address: the amber tool cannot.  `amber recover` refuses (before
  * writing anything); check, info and stats (on a private copy) leave the
  * records out and say so. */
-static int ops_elsewhere(const struct logs *L, size_t from) {
+static int ops_elsewhere(const struct mv_logs *L, size_t from) {
   if (mv.heap->window) return 0;
   size_t ops = 0;
   uint32_t ring = 0;
@@ -320,14 +225,20 @@ static int ops_elsewhere(const struct logs *L, size_t from) {
 }
 
 uint64_t mv_recover_logs(void) {
-  struct logs L;
-  scan_logs(&L);
+  struct mv_logs L;
+  /* Validation refused a damaged heap at open (mv_validate); this is the
+   * same scan, so recovery never starts on one. */
+  mv_logs_scan(&L, 1, 0);
+  if (L.damaged)
+    amber_fatal("heap %s: its logs are damaged (%d problems) but recovery was asked to run; nothing was changed: run amber "
+                "check on it for the details",
+                mv.heap->path, L.damaged);
   size_t from = first_after_c(&L);
   if (from < L.nrec || L.nck) mv.heap->recovery_work = 1;
   int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
   clog_to_master(&L);
   if (elsewhere) { /* the records stay for the program */
-    free_logs(&L);
+    mv_logs_free(&L);
     return 0;
   }
   uint64_t replayed = L.nrec - from;
@@ -356,9 +267,9 @@ uint64_t mv_recover_logs(void) {
   /* Step 3. */
   for (uint32_t i = 0; i < mv.max_threads; i++) {
     uint64_t pos, seq;
-    if (mv_ring_read_tail(i, &pos, &seq) < 0) continue;
-    if (pos != L.end_pos[i]) mv_ring_write_tail(i, L.end_pos[i], L.end_seq[i]);
+    if (mv_ring_read_tail(i, &pos, &seq, NULL, NULL) < 0) continue;
+    if (pos != L.end_pos[i]) mv_ring_write_tail(i, L.end_pos[i], L.end_seq[i], L.c);
   }
-  free_logs(&L);
+  mv_logs_free(&L);
   return replayed;
 }

@@ -83,7 +83,7 @@ void mv_solo_started(struct mv_thread *m) {
   /* An undo entry's cts, max(mts, 1), must be below c: every mts is (the
    * invariant), and 1 is once any round ran.  On a heap that never had one,
    * c moves to local-ts: the master holds every earlier commit. */
-  if (__atomic_load_n(&mv.c, __ATOMIC_ACQUIRE) < 2) mv_clog_write(m->local > 2 ? m->local : 2, mv_clog_solo_head());
+  if (__atomic_load_n(&mv.c, __ATOMIC_ACQUIRE) < 2) mv_clog_write(m->local > 2 ? m->local : 2, mv_clog_solo_head(), mv_clog_solo_head());
 }
 
 static void push_written(struct mv_thread *m, struct mv_ctl *c) {

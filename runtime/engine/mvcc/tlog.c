@@ -55,7 +55,7 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
     amber_fatal("more than %u threads ran transactions at once on heap %s, more than its OLog rings; create the heap with a "
                 "larger AMBER_MVCC_THREADS",
                 mv.max_threads, mv.heap->path);
-  mv_ring_read_tail(m->ring_id, &m->otail, &m->oseq_tail);
+  mv_ring_read_tail(m->ring_id, &m->otail, &m->oseq_tail, NULL, NULL);
   m->ohead = m->otail; /* open emptied every ring */
   if (amber_op_capturing() && amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());
   m->oseq_head = m->oseq_tail;

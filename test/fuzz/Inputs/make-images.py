@@ -2,7 +2,7 @@
 """Real heap images for fuzz_heap and the damage tests.
 
 usage: make-images.py --lib LIBAMBER --amber AMBER --out DIR [--prefix P]
-                      [--seeds DIR] PROGRAM
+                      [--seeds DIR] [--mvcc] PROGRAM
 
 PROGRAM is a workload built with amber-cc (test/crash/Inputs/bank.c,
 test/fuzz/Inputs/mix.c): `PROGRAM run N` does N steps, each a transaction.
@@ -12,6 +12,11 @@ Every heap is a romulus heap with a 1 MiB data area.  Writes:
   DIR/c-mutating.heap  SIGKILLed by AMBER_CRASH_AT inside a transaction
   DIR/d-copying.heap   SIGKILLed while the romulus twin was being copied
   DIR/e-idle-dirty.heap SIGKILLed between transactions (IDLE, dirty)
+With --mvcc, PROGRAM is test/fuzz/Inputs/counters.c and the heaps are
+mvcc heaps (value records, 4 OLog rings of 64 KiB, a 64 KiB CLog), killed
+with every acknowledged commit in the logs: DIR/m-30-1.heap (1 thread, 30
+transactions), m-30-2.heap (2 threads), m-1200-2.heap (checkpoints, rings
+that wrapped); seeds patch their rings and CLog (regions 5 and 6).
 Crash points are searched in a seeded order, so the set is the same each
 time.  Names get the --prefix (several workloads can share DIR).  With
 --seeds, writes fuzz_heap inputs for each image in DIR (no patch; the state
@@ -25,6 +30,7 @@ ap.add_argument("--amber", required=True)
 ap.add_argument("--out", required=True)
 ap.add_argument("--seeds")
 ap.add_argument("--prefix", default="")
+ap.add_argument("--mvcc", action="store_true")
 ap.add_argument("program")
 o = ap.parse_args()
 
@@ -55,6 +61,32 @@ def run(heap, n, crash_at=0):
 def out(name):
     return os.path.join(o.out, o.prefix + name)
 
+
+if o.mvcc:
+    e = dict(env, AMBER_ENGINE="mvcc", AMBER_OLOG="values", AMBER_MVCC_THREADS="4", AMBER_MVCC_OLOG="64K", AMBER_MVCC_CLOG="64K",
+             AMBER_MVCC_TLOG="16K")
+    names = []
+    for n, t in ((30, 1), (30, 2), (1200, 2)):
+        heap = out("m-%d-%d.heap" % (n, t))
+        if os.path.exists(heap):
+            os.unlink(heap)
+        r = subprocess.run([o.program, "run", str(n), str(t), "kill"], env=dict(e, AMBER_HEAP=heap), capture_output=True, timeout=60)
+        if r.returncode != -9:
+            sys.exit("make-images: the mvcc workload did not end killed: %s" % r.stderr.decode())
+        names.append(heap)
+    if o.seeds:
+        os.makedirs(o.seeds, exist_ok=True)
+        images = sorted(f for f in os.listdir(o.out) if not f.startswith(".") and f.endswith(".heap"))
+        k = 0
+        for name in names:
+            b = 1 + images.index(os.path.basename(name))
+            for seed in ([b, 0, 0, 0], [b, 0, 0, 0, 5, 0x40, 0x10, 4], [b, 0, 0, 0, 5, 0x30, 0x10, 1], [b, 0, 0, 0, 6, 0x20, 0x10, 2],
+                         [b, 0, 0, 0, 6, 0x10, 0, 8]):
+                with open(os.path.join(o.seeds, "%sseed-%03d" % (o.prefix, k)), "wb") as f:
+                    f.write(bytes(seed))
+                k += 1
+    print("make-images: %d mvcc images in %s" % (len(names), o.out))
+    sys.exit(0)
 
 subprocess.run([o.amber, "create", out("a-fresh.heap"), "--size", "1M"], env={k: v for k, v in env.items() if k != "LD_PRELOAD"},
                check=True, capture_output=True)

@@ -1,0 +1,237 @@
+/* Reading the mvcc logs for recovery, and telling a crash's torn write
+ * from damage to the file (docs/engines/mvcc.md, "Torn tail or damage").
+ *
+ * A crash can leave exactly one incomplete thing per log: the record an
+ * OLog ring was appending (each record is fenced before the next one is
+ * written), the entries of a checkpoint round whose boundary never became
+ * durable (they all have cts >= c), one undo entry of an irrevocable
+ * transaction (each is fenced), and the one log header being rewritten (the
+ * other stays valid).  Anything else that fails its checksum was damaged
+ * after it was written, and recovery would silently drop what depends on
+ * it.  So the scan records, besides what recovery uses:
+ *   - an OLog ring whose chain of records from its durable tail ends before
+ *     an intact record with a later sequence number (mv_ring_later): the
+ *     records from the break on were committed and acknowledged;
+ *   - a CLog entry in [tail, head) of the current header that is missing or
+ *     not below c (the header's head covers only durable rounds), and an
+ *     intact entry below c after a broken one beyond head;
+ *   - a ring whose header says it recycled records under a boundary newer
+ *     than the CLog's c (the CLog header was rolled back by damage: records
+ *     between the two are gone), and a block named by a CLog entry or a
+ *     value record whose master timestamp is not below c.
+ * mv_logs_damage prints each as an amber: error: naming the ring or entry,
+ * its file offset and the transactions at stake; recovery refuses to start
+ * when there is any, so nothing is written. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "heap/heap.h"
+#include "mvcc.h"
+
+static void grow(void **p, size_t *cap, size_t n, size_t elem, const char *what) {
+  if (n < *cap) return;
+  *cap = *cap ? *cap * 2 : 1024;
+  *p = realloc(*p, *cap * elem);
+  if (!*p) amber_fatal("mvcc recovery: out of memory for %zu %s", *cap, what);
+}
+
+static int by_cts(const void *a, const void *b) {
+  const struct mv_found *x = a, *y = b;
+  if (x->r->cts != y->r->cts) return x->r->cts < y->r->cts ? -1 : 1;
+  if (x->ring != y->ring) return x->ring < y->ring ? -1 : 1;
+  return x->r->seq < y->r->seq ? -1 : x->r->seq > y->r->seq;
+}
+
+static int by_blk_cts(const void *a, const void *b) {
+  const struct mv_ckpt_found *x = a, *y = b;
+  if (x->blk != y->blk) return x->blk < y->blk ? -1 : 1;
+  if (x->cts != y->cts) return x->cts < y->cts ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Is the ring position free of anything a writer could have started: an
+ * older lap's intact record, or bytes never written? */
+static int clean_end(uint32_t i, uint64_t pos, uint64_t seq) {
+  uint64_t off = pos % mv.olog_bytes;
+  if (mv.olog_bytes - off < sizeof(struct mv_rec)) return 1;
+  const struct mv_rec *r = (const struct mv_rec *)(mv_ring_bytes(i) + off);
+  static const struct mv_rec zero;
+  if (!memcmp(r, &zero, sizeof zero)) return 1;
+  return (r->magic == MV_REC_MAGIC || r->magic == MV_PAD_MAGIC) && r->seq < seq && r->len >= sizeof *r && !(r->len % 8) &&
+         r->len <= mv.olog_bytes - off && r->crc == mv_rec_crc(r);
+}
+
+static int damage(struct mv_logs *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int damage(struct mv_logs *L, const char *fmt, ...) {
+  L->damaged++;
+  if (!L->report) return 0;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  amber_error("heap %s: %s; this is damage to the file, not a write a crash interrupted. Recovery would drop committed data, "
+              "so it does not start and nothing was changed: restore the heap from a copy",
+              mv.heap->path, msg);
+  return 0;
+}
+
+/* Ring i from its durable tail: the records in order while they have the
+ * expected sequence number and checksum; then whether the break is a torn
+ * tail or damage. */
+static void scan_ring(struct mv_logs *L, uint32_t i, size_t *cap) {
+  uint64_t pos, seq, tail_seq, rc = 0;
+  int other_bad = 0;
+  L->end_pos[i] = L->end_seq[i] = 0;
+  if (mv_ring_read_tail(i, &pos, &seq, &rc, &other_bad) < 0) return;
+  tail_seq = seq;
+  if (rc > L->ring_c_max) {
+    L->ring_c_max = rc;
+    L->ring_c_ring = i;
+  }
+  for (;;) {
+    const struct mv_rec *r = mv_rec_at(i, &pos, seq);
+    if (!r) break;
+    if (r->magic == MV_REC_MAGIC) {
+      grow((void **)&L->rec, cap, L->nrec, sizeof *L->rec, "OLog records");
+      L->rec[L->nrec++] = (struct mv_found){r, i};
+    }
+    pos += r->len;
+    seq++;
+  }
+  L->end_pos[i] = pos;
+  L->end_seq[i] = seq;
+  if (!L->detect || clean_end(i, pos, seq)) return;
+  uint64_t lo, hi, clo, chi;
+  uint64_t n = mv_ring_later(i, seq, &lo, &hi, &clo, &chi);
+  if (!n) return; /* a torn last record: its commit was never acknowledged */
+  char range[160] = "";
+  if (clo <= chi)
+    snprintf(range, sizeof range, ", commit timestamps %llu to %llu", (unsigned long long)clo, (unsigned long long)chi);
+  uint64_t k = seq - tail_seq + 1;
+  damage(L,
+         "OLog ring %u: its %llu%s record from the durable tail (sequence number %llu, file offset 0x%llx) is missing or "
+         "fails its checksum, yet %llu intact records with later sequence numbers (%llu to %llu%s) follow it%s. The "
+         "transactions at stake: that record's and every later one of this ring, up to %llu committed transactions",
+         i, (unsigned long long)k, k % 10 == 1 && k % 100 != 11 ? "st" : k % 10 == 2 && k % 100 != 12 ? "nd" : k % 10 == 3 && k % 100 != 13 ? "rd" : "th",
+         (unsigned long long)seq, (unsigned long long)mv_ring_file_off(i, pos), (unsigned long long)n, (unsigned long long)lo,
+         (unsigned long long)hi, range,
+         other_bad ? " (one of the ring's two headers fails its checksum: the tail was read from the other, older one)" : "",
+         (unsigned long long)(hi - seq + 1));
+}
+
+/* The CLog from its tail: [tail, head) must be whole and below c; beyond
+ * head, an irrevocable transaction's undo entries (below c, each fenced)
+ * or a round that never became durable (cts >= c, ignored). */
+static void scan_clog(struct mv_logs *L) {
+  uint64_t t = 0, h = 0;
+  if (mv_clog_read(&L->c, &t, &h, NULL) < 0) return;
+  if (L->detect && (h < t || h - t > mv.clog_n)) {
+    damage(L, "the CLog header's live entries [%llu, %llu) do not fit its %llu slots", (unsigned long long)t, (unsigned long long)h,
+           (unsigned long long)mv.clog_n);
+    h = t;
+  }
+  size_t capck = 0;
+  uint64_t i = t;
+  for (; i - t < mv.clog_n; i++) {
+    const struct mv_ckpt *e = mv_ckpt_at(i);
+    if (i < h && (!e || e->cts >= L->c)) {
+      if (!L->detect) break;
+      damage(L,
+             "CLog entry %llu (file offset 0x%llx) of a durable checkpoint round (the CLog header's entries %llu to %llu, "
+             "boundary %llu) is %s. The transactions at stake: every commit below the boundary to the block %s",
+             (unsigned long long)i, (unsigned long long)mv_ckpt_file_off(i), (unsigned long long)t, (unsigned long long)(h - 1),
+             (unsigned long long)L->c, e ? "not below the boundary" : "missing or fails its checksum",
+             e ? "it names" : "it held (its block index is not trustworthy)");
+      continue;
+    }
+    if (!e) break;
+    if (e->cts >= L->c) continue; /* a round that never became durable */
+    if (L->detect && mv.mts[e->blk] && mv.mts[e->blk] >= L->c)
+      damage(L,
+             "the master timestamp of block %llu (data offset 0x%llx) is %llu, not below the CLog's checkpoint boundary %llu; "
+             "the CLog header or the master timestamp table was damaged. The transactions at stake: those that wrote the block",
+             (unsigned long long)e->blk, (unsigned long long)(e->blk << mv.shift), (unsigned long long)mv.mts[e->blk],
+             (unsigned long long)L->c);
+    grow((void **)&L->ck, &capck, L->nck, sizeof *L->ck, "CLog entries");
+    L->ck[L->nck++] = (struct mv_ckpt_found){e->blk, e->cts, e->seq, (const char *)(e + 1)};
+  }
+  L->clog_end = i;
+  if (L->detect && i > h && i - t < mv.clog_n) {
+    /* Beyond head each undo entry was fenced before the next was written. */
+    for (uint64_t j = i + 1; j - t < mv.clog_n; j++) {
+      const struct mv_ckpt *e = mv_ckpt_at(j);
+      if (!e || e->cts >= L->c) continue;
+      damage(L,
+             "CLog entry %llu (file offset 0x%llx), an irrevocable transaction's undo entry, is missing or fails its "
+             "checksum, yet entry %llu after it is intact. The transactions at stake: the irrevocable transaction, which "
+             "recovery must undo",
+             (unsigned long long)i, (unsigned long long)mv_ckpt_file_off(i), (unsigned long long)j);
+      break;
+    }
+  }
+  if (L->detect && L->ring_c_max > L->c)
+    damage(L,
+           "OLog ring %u recycled records below checkpoint boundary %llu, but the CLog's current header holds boundary %llu "
+           "(its other header %s): the records between the two are gone. The transactions at stake: every commit with "
+           "timestamp from %llu to %llu",
+           L->ring_c_ring, (unsigned long long)L->ring_c_max, (unsigned long long)L->c,
+           "was rolled back or damaged", (unsigned long long)L->c, (unsigned long long)L->ring_c_max);
+}
+
+/* Blocks that value records from c on write must not have a master newer
+ * than c (the invariant's first part). */
+static void check_record_blocks(struct mv_logs *L) {
+  for (size_t k = 0; k < L->nrec; k++) {
+    const struct mv_rec *r = L->rec[k].r;
+    if (r->cts < L->c || r->kind != MV_REC_VALUES) continue;
+    const char *w = (const char *)r + sizeof *r, *end = (const char *)r + r->len;
+    for (uint32_t g = 0; g < r->nranges && w + sizeof(struct mv_range) <= end; g++) {
+      const struct mv_range *x = (const struct mv_range *)w;
+      uint64_t blk = x->off >> mv.shift;
+      if (blk < mv.nblocks && mv.mts[blk] && mv.mts[blk] >= L->c) {
+        damage(L,
+               "the master timestamp of block %llu (data offset 0x%llx) is %llu, not below the CLog's checkpoint boundary "
+               "%llu, which OLog ring %u record with sequence number %llu writes; the CLog header or the master timestamp "
+               "table was damaged. The transactions at stake: those that wrote the block",
+               (unsigned long long)blk, (unsigned long long)x->off, (unsigned long long)mv.mts[blk], (unsigned long long)L->c,
+               L->rec[k].ring, (unsigned long long)r->seq);
+        return;
+      }
+      w += sizeof *x + ((x->len + 7u) & ~7u);
+    }
+  }
+}
+
+void mv_logs_scan(struct mv_logs *L, int detect, int report) {
+  memset(L, 0, sizeof *L);
+  L->detect = detect;
+  L->report = report;
+  size_t cap = 0;
+  L->end_pos = calloc(mv.max_threads, sizeof *L->end_pos);
+  L->end_seq = calloc(mv.max_threads, sizeof *L->end_seq);
+  if (!L->end_pos || !L->end_seq) amber_fatal("mvcc recovery: out of memory");
+  for (uint32_t i = 0; i < mv.max_threads; i++) scan_ring(L, i, &cap);
+  if (L->nrec > 1) qsort(L->rec, L->nrec, sizeof *L->rec, by_cts);
+  scan_clog(L);
+  if (detect) check_record_blocks(L);
+  if (L->nck > 1) qsort(L->ck, L->nck, sizeof *L->ck, by_blk_cts);
+}
+
+void mv_logs_free(struct mv_logs *L) {
+  free(L->rec);
+  free(L->ck);
+  free(L->end_pos);
+  free(L->end_seq);
+}
+
+int mv_logs_damage(void) {
+  struct mv_logs L;
+  mv_logs_scan(&L, 1, 1);
+  int n = L.damaged;
+  mv_logs_free(&L);
+  return n;
+}

@@ -1,0 +1,116 @@
+"""Reads an mvcc heap's logs (docs/format.md, "Engine areas": mvcc), for
+the damage tests: where each ring's live records and the CLog's live
+entries are, so a test can damage exactly one of them."""
+import struct
+
+HDR = struct.Struct("<8sIIQ16sQQQQQQQII")
+AREA = struct.Struct("<8sIIIIQQQQQQII")
+RING_HDR = struct.Struct("<QQQQII")   # magic tail seq c pad crc
+CLOG_HDR = struct.Struct("<QQQQQII")  # magic gen c tail head pad crc
+REC = struct.Struct("<IIQQQIHHII")    # magic len seq cts local nranges kind pad inputs crc
+CKPT = struct.Struct("<IIQQQ")        # magic crc seq blk cts
+RING_MAGIC, CLOG_MAGIC = 0x474E4952474F4C4F, 0x474E4952474F4C43
+REC_MAGIC, PAD_MAGIC, CKPT_MAGIC = 0x31474C4F, 0x44415050, 0x31504B43
+PAGE = 4096
+# Layout 5 (before the ring headers' c and the CLog header's head), for
+# reproducing the damage on an older build: set by the caller.
+OLD = False
+
+
+def crc32c(data, crc=0):
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+class Heap:
+    def __init__(self, data):
+        self.b = bytes(data)
+        h = HDR.unpack_from(self.b, 0)
+        self.engine_off = h[9]
+        a = AREA.unpack_from(self.b, self.engine_off)
+        self.block, self.threads, self.olog = a[2], a[3], a[5]
+        self.mts_off, self.logs_off, self.clog_off, self.clog_bytes = a[6], a[7], a[9], a[10]
+        self.clog_entry = (32 + self.block + 7) & ~7
+        self.clog_n = self.clog_bytes // self.clog_entry
+
+    def slot(self, i):
+        return self.engine_off + self.logs_off + i * (PAGE + self.olog)
+
+    def ring_headers(self, i):
+        """[(file offset, tail, seq, c, valid)] for the two headers."""
+        out = []
+        for w in range(2):
+            at = self.slot(i) + 64 * w
+            if OLD:
+                m, tail, seq, _pad, crc = struct.unpack_from("<QQQII", self.b, at)
+                out.append((at, tail, seq, 0, m == RING_MAGIC and crc == crc32c(self.b[at:at + 28])))
+                continue
+            f = RING_HDR.unpack_from(self.b, at)
+            ok = f[0] == RING_MAGIC and f[5] == crc32c(self.b[at:at + 36])
+            out.append((at, f[1], f[2], f[3], ok))
+        return out
+
+    def current_ring_header(self, i):
+        hs = [h for h in self.ring_headers(i) if h[4]]
+        return max(hs, key=lambda h: h[1]) if hs else None
+
+    def records(self, i):
+        """The live records of ring i: [(file offset, len, seq, cts, kind)]."""
+        cur = self.current_ring_header(i)
+        if not cur:
+            return []
+        pos, seq = cur[1], cur[2]
+        ring = self.slot(i) + PAGE
+        out = []
+        while True:
+            off = pos % self.olog
+            if self.olog - off < REC.size:
+                pos += self.olog - off
+                off = 0
+            f = REC.unpack_from(self.b, ring + off)
+            magic, ln, s = f[0], f[1], f[2]
+            if magic not in (REC_MAGIC, PAD_MAGIC) or s != seq or ln < REC.size or ln % 8 or ln > self.olog - off:
+                break
+            body = self.b[ring + off:ring + off + ln]
+            if crc32c(body[48:], crc32c(body[:44])) != f[9]:
+                break
+            if magic == REC_MAGIC:
+                out.append((ring + off, ln, s, f[3], f[6]))
+            pos += ln
+            seq += 1
+        return out
+
+    def clog_header(self):
+        best = None
+        for w in range(2):
+            at = self.engine_off + self.clog_off + 64 * w
+            if OLD:
+                m, gen, c, tail, _pad, crc = struct.unpack_from("<QQQQII", self.b, at)
+                f = (m, gen, c, tail, None)
+                ok = m == CLOG_MAGIC and crc == crc32c(self.b[at:at + 36])
+            else:
+                f = CLOG_HDR.unpack_from(self.b, at)
+                ok = f[0] == CLOG_MAGIC and f[6] == crc32c(self.b[at:at + 44])
+            if ok and (best is None or f[1] > best[1]):
+                best = (at, f[1], f[2], f[3], f[4])
+        return best  # (file offset, gen, c, tail, head)
+
+    def clog_entries(self):
+        """The durable entries [tail, head): [(file offset, index, blk, cts)]."""
+        h = self.clog_header()
+        if not h:
+            return []
+        out = []
+        i = h[3]
+        while i < (h[4] if h[4] is not None else h[3] + self.clog_n):
+            at = self.engine_off + self.clog_off + PAGE + (i % self.clog_n) * self.clog_entry
+            f = CKPT.unpack_from(self.b, at)
+            if h[4] is None and (f[0] != CKPT_MAGIC or f[2] != i or f[4] >= h[2]):
+                break  # layout 5: durable entries are those below c
+            out.append((at, i, f[3], f[4]))
+            i += 1
+        return out
