@@ -12,6 +12,7 @@
  *   recover.c recovery from the CLog and the OLog
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *   solo.c    irrevocable transactions: alone, in place, undone from the CLog
+ *   park.c    waiting inside a LATEST transaction without holding others back
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
 #ifndef AMBER_MVCC_H
@@ -79,6 +80,7 @@ struct mv_thread {
   uint64_t txseq;               /* odd while a transaction (or a read outside one) runs */
   uint64_t cell;                /* status cell of the running transaction */
   int persistent;               /* the running transaction is an AMBER_PERSISTENT region */
+  uint32_t parked;              /* waiting inside its transaction, at a quiescent state (park.c) */
   struct mv_thread *next;       /* registry (append-only) */
 
   /* Private to the owning thread. */
@@ -380,6 +382,13 @@ uint64_t mv_gp_ticket(struct mv_thread *m);
 int mv_gp_over(struct mv_thread *m, uint64_t ticket);
 void mv_detector_stop(void);
 int mv_detector_ran(void);
+
+/* park.c: a LATEST transaction waiting for other threads inside itself
+ * (full TLog or OLog, a locked block) is parked meanwhile: grace periods
+ * do not wait for it and its local-ts does not hold the horizon back. */
+void mv_park(struct mv_thread *m);
+void mv_unpark(struct mv_thread *m); /* a new local-ts, published as a start publishes one */
+void mv_wait_parked(struct mv_thread *m); /* park, back off, unpark */
 
 /* txn.c */
 void mv_begin(struct amber_thread *t);
