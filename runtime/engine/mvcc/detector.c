@@ -6,6 +6,11 @@
  * grace period.  The detector thread runs grace periods back to back while
  * some thread wants one and counts them in `mv.gp_epoch`.
  *
+ * A thread waiting inside its transaction (park.c) is at a quiescent
+ * state: it moves txseq on by 2 (still odd) and sets `parked`, so grace
+ * periods pass it; a grace period never waits for the thread that waits for
+ * it, nor for another such waiter.
+ *
  * Invariant: a copy unlinked while the epoch was e is not referenced by any
  * transaction once the epoch reaches e + 2.  (The grace period that ends at
  * e + 1 may have taken its snapshot before the unlink; the one that ends at
@@ -40,10 +45,19 @@ static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
 
 static void futex_wake(uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
-/* Waits until `o` has left the transaction it ran at `seq`. */
+/* A thread inside a transaction that is not parked (park.c): it may hold
+ * a pointer into a copy. */
+static int holding(struct mv_thread *o, uint64_t *seq) {
+  *seq = __atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST);
+  return (*seq & 1) && !__atomic_load_n(&o->parked, __ATOMIC_SEQ_CST);
+}
+
+/* Waits until `o` has passed a quiescent state since it ran at `seq`: it
+ * left that transaction, or parked (txseq moved on by 2, or `parked`). */
 static void wait_left(struct mv_thread *o, uint64_t seq) {
   unsigned spins = 0;
-  while (__atomic_load_n(&o->txseq, __ATOMIC_ACQUIRE) == seq && !__atomic_load_n(&mv.gp_stop, __ATOMIC_ACQUIRE)) {
+  while (__atomic_load_n(&o->txseq, __ATOMIC_ACQUIRE) == seq && !__atomic_load_n(&o->parked, __ATOMIC_ACQUIRE) &&
+         !__atomic_load_n(&mv.gp_stop, __ATOMIC_ACQUIRE)) {
     if (++spins < 64) __builtin_ia32_pause();
     else if (spins < 128) sched_yield();
     else {
@@ -56,8 +70,8 @@ static void wait_left(struct mv_thread *o, uint64_t seq) {
 static void one_grace_period(void) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
-    uint64_t s = __atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST);
-    if (s & 1) wait_left(o, s);
+    uint64_t s;
+    if (holding(o, &s)) wait_left(o, s);
   }
   __atomic_add_fetch(&mv.gp_epoch, 1, __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&mv.gp_periods, 1, __ATOMIC_RELAXED);
@@ -97,11 +111,14 @@ static void start_detector(void) {
   pthread_mutex_unlock(&start_lock);
 }
 
-/* Is any thread other than m inside a transaction? */
+/* May a thread other than m hold a pointer into a copy (inside a
+ * transaction, not parked)?  m itself holds none where it reclaims:
+ * outside a transaction, or between two of its accesses. */
 static int others_running(struct mv_thread *m) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  uint64_t s;
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
-    if (o != m && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) return 1;
+    if (o != m && holding(o, &s)) return 1;
   return 0;
 }
 

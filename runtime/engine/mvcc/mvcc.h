@@ -13,6 +13,7 @@
  *   recover.c recovery from the CLog and the OLog
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *   solo.c    irrevocable transactions: alone, in place, undone from the CLog
+ *   park.c    waiting inside a LATEST transaction without holding others back
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
 #ifndef AMBER_MVCC_H
@@ -81,6 +82,7 @@ struct mv_thread {
   uint64_t txseq;               /* odd while a transaction (or a read outside one) runs */
   uint64_t cell;                /* status cell of the running transaction */
   int persistent;               /* the running transaction is an AMBER_PERSISTENT region */
+  uint32_t parked;              /* waiting inside its transaction, at a quiescent state (park.c) */
   struct mv_thread *next;       /* registry (append-only) */
 
   /* Private to the owning thread. */
@@ -437,6 +439,13 @@ int mv_detector_ran(void);
 
 /* area.c: a start that met the close never runs (waits, then stops). */
 noreturn void mv_close_turn_away(struct mv_thread *m);
+
+/* park.c: a LATEST transaction waiting for other threads inside itself
+ * (full TLog or OLog, a locked block) is parked meanwhile: grace periods
+ * do not wait for it and its local-ts does not hold the horizon back. */
+void mv_park(struct mv_thread *m);
+void mv_unpark(struct mv_thread *m); /* a new local-ts, published as a start publishes one */
+void mv_wait_parked(struct mv_thread *m); /* park, back off, unpark */
 
 /* txn.c */
 void mv_begin(struct amber_thread *t);

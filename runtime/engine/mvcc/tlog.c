@@ -13,7 +13,8 @@
  *     running or future transaction reads anything older than it, and
  *     readers find its data in the checkpoint copy.
  *  2. free: after a grace period, when every transaction that was running
- *     when the copies were found unlinked has ended (its txseq moved on).
+ *     when the copies were found unlinked has ended or parked (its txseq
+ *     moved on; park.c).
  *
  * Invariant: a block's checkpoint copy (or, once drained, its master) holds
  * the newest version dropped from its chain, and a block's chain never

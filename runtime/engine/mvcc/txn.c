@@ -210,13 +210,15 @@ static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
                   amber_tx_name(t), (unsigned long long)m->nslots,
                   (unsigned long long)mv.block, (unsigned long long)mv.tlog_bytes);
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
-    /* AMBER_PERSISTENT regions never abort: wait for readers to move on. */
-    mv_backoff(m);
+    /* AMBER_PERSISTENT regions never abort: wait for readers to move on,
+     * parked, so that the wait does not include this transaction. */
+    mv_wait_parked(m);
   }
 }
 
 /* Locks block c for copy x.  AMBER_ATOMIC transactions abort on a held
- * lock; AMBER_PERSISTENT regions wait (dooming an AMBER_ATOMIC holder). */
+ * lock; AMBER_PERSISTENT regions wait (dooming an AMBER_ATOMIC holder),
+ * parked: the holder may itself wait for reclamation (park.c). */
 static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ctl *c, struct mv_copy *x) {
   unsigned spins = 0;
   for (;;) {
@@ -225,7 +227,10 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
      * that thread wrote before its CAS installed z here (a release: seq_cst);
      * reading z->owner below needs that CAS to happen before (TSan,
      * test/tsan, found the relaxed failure order). */
-    if (__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)x, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) return;
+    if (__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)x, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+      mv_unpark(m);
+      return;
+    }
     if (z & 1u) { /* a reclaimer: it holds the lock for one block copy */
       cpu_wait(&spins);
       continue;
@@ -238,6 +243,9 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
     uint64_t w = __atomic_load_n(&o->cell, __ATOMIC_ACQUIRE);
     if (MV_STATE(w) == MV_ACTIVE && !__atomic_load_n(&o->persistent, __ATOMIC_RELAXED))
       __atomic_compare_exchange_n(&o->cell, &w, (w & ~3ull) | MV_DOOMED, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+    /* Nothing here points into another thread's copy: a slot's owner is
+     * immutable and its ring never unmapped. */
+    if (!m->parked) mv_park(m);
     cpu_wait(&spins);
   }
 }
@@ -386,7 +394,7 @@ void mv_commit(struct amber_thread *t) {
                   amber_tx_name(t), (unsigned long long)rec,
                   (unsigned long long)mv.olog_bytes);
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
-    mv_backoff(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on */
+    mv_wait_parked(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on (park.c) */
   }
   uint64_t w = __atomic_load_n(&m->cell, __ATOMIC_ACQUIRE);
   if (MV_STATE(w) != MV_ACTIVE ||
