@@ -10,15 +10,31 @@
  * "ThreadSanitizer") has TSan's shared runtime behind libamber: the next
  * pthread_mutex_lock after libamber is TSan's own. */
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 
 #include "wrap.h"
 
+/* dl_iterate_phdr callback: is the address in the first object (the
+ * program itself)? */
+static int in_program(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  uintptr_t a = (uintptr_t)arg;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && a >= lo && a - lo < ph->p_memsz) return 1;
+  }
+  return -1; /* the first object only */
+}
+
 __attribute__((constructor)) static void refuse_tsan_ahead(void) {
   void *init = dlsym(RTLD_DEFAULT, "__tsan_init");
-  if (!init) return; /* no TSan in this process */
-  void *next = dlsym(RTLD_NEXT, "pthread_mutex_lock");
-  Dl_info a, b;
-  if (next && dladdr(init, &a) && dladdr(next, &b) && a.dli_fbase == b.dli_fbase) return;
+  /* Refused: TSan's static runtime, inside the program.  Not refused: its
+   * shared runtime (the working set-up), and a program not compiled with
+   * TSan that inherited LD_PRELOAD (a shell, TSan's symbolizer): nothing of
+   * theirs is checked. */
+  if (!init || dl_iterate_phdr(in_program, init) != 1) return;
   amber_fatal("this program has ThreadSanitizer linked into it (-fsanitize=thread) ahead of libamber, so the runtime's own "
               "locks and threads would bypass it: link with -fsanitize=thread -shared-libsan and preload the ThreadSanitizer "
               "build of libamber (LD_PRELOAD=BUILD/lib/tsan/libamber.so, with AMBER_BASE=0x4000000000); see DEVELOPERS.md, "

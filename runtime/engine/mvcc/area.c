@@ -306,7 +306,7 @@ noreturn void mv_close_turn_away(struct mv_thread *m) {
     m->solo = 0;
     mv_solo_leave();
   }
-  __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
   amber_heap_wait_closed();
 }
 

@@ -226,7 +226,10 @@ static uint64_t room(void) { return mv.clog_n - (head - tail); }
  * head).  Returns the newest detached version (the chain below it too). */
 static struct mv_copy *detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t c) {
   uintptr_t z = 0;
-  int locked = __atomic_compare_exchange_n(&ctl->lock, &z, (uintptr_t)m | 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+  /* Failure acquires: z may be another thread's copy, installed by its
+   * seq_cst CAS after its owner was written; reading z->owner needs that
+   * CAS to happen before (as in txn.c's lock_block; TSan found both). */
+  int locked = __atomic_compare_exchange_n(&ctl->lock, &z, (uintptr_t)m | 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
   int mine = !locked && z && !(z & 1u) && ((struct mv_copy *)z)->owner == m;
   struct mv_copy **link = &ctl->head;
   struct mv_copy *v = __atomic_load_n(link, __ATOMIC_ACQUIRE);

@@ -80,7 +80,10 @@ struct mv_thread {
   /* Read by other threads. */
   _Alignas(64) uint64_t active; /* MV_INACTIVE, MV_STARTING, or the running transaction's local-ts */
   uint64_t txseq;               /* odd while a transaction (or a read outside one) runs */
-  uint64_t cell;                /* status cell of the running transaction */
+  /* Status cell of the running transaction: generation << 2 | state.  Only
+   * the owner changes the generation; others CAS only the state (DOOMED),
+   * so the owner reads its own generation with a relaxed load. */
+  uint64_t cell;
   int persistent;               /* the running transaction is an AMBER_PERSISTENT region */
   uint32_t parked;              /* waiting inside its transaction, at a quiescent state (park.c) */
   struct mv_thread *next;       /* registry (append-only) */

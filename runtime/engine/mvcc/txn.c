@@ -75,7 +75,11 @@ void mv_begin(struct amber_thread *t) {
   struct mv_thread *m = mv_thread_of(t);
   uint64_t used = m->head - m->tail;
   if (used > m->nslots / 2) mv_reclaim(m, used > m->nslots / 4 * 3);
-  m->persistent = t->kind == AMBER_KIND_PERSISTENT;
+  /* Atomic: another thread's lock_block reads it.  Relaxed: it is stored
+   * before the cell's release store below, and lock_block reads it after
+   * an acquire load of the cell, so with this transaction's cell it sees
+   * this transaction's kind. */
+  __atomic_store_n(&m->persistent, t->kind == AMBER_KIND_PERSISTENT, __ATOMIC_RELAXED);
   m->mode = m->persistent             ? MV_LATEST
             : t->iso == AMBER_SI        ? MV_SI
             : t->iso == AMBER_SER       ? MV_SER
@@ -91,7 +95,7 @@ void mv_begin(struct amber_thread *t) {
     m->want_solo = 0;
     mv_solo_enter(m);
   }
-  __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
   publish_start(m, !m->persistent || m->solo);
   if (m->solo) mv_solo_started(m);
   m->in_tx = 1;
@@ -102,7 +106,7 @@ void mv_begin(struct amber_thread *t) {
 
 static void end_tx(struct mv_thread *m) {
   m->in_tx = 0;
-  __atomic_store_n(&m->cell, ((m->cell >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
+  __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
   publish_end(m);
 }
 
