@@ -13,6 +13,7 @@
 #include "tx/op.h"
 #include "pm/pm.h"
 #include "tx/tx.h"
+#include "base/wait.h"
 #include "mvcc.h"
 
 static int block_ok(uint64_t b) { return b >= 16 && b <= 4096 && !(b & (b - 1)); }
@@ -258,20 +259,15 @@ static void count_unwritten(struct mv_ctl *c, void *left) {
 static int mv_close(struct amber_heap *h, uint64_t wait_ms) {
   __atomic_store_n(&mv.closing, 1, __ATOMIC_SEQ_CST);
   struct mv_thread *self = mv_thread_of(amber_thread());
-  struct timespec t0, now, ms = {0, 1000000};
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  int running = 0;
-  for (unsigned spins = 0;; spins++) {
+  struct amber_wait w;
+  amber_wait_start(&w, wait_ms);
+  int running;
+  do {
     running = 0;
     for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
       if (o != self && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) running++;
     if (!running && !__atomic_load_n(&mv.syncing, __ATOMIC_SEQ_CST)) break;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000u + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
-    if ((int64_t)waited < 0 || waited >= wait_ms) break;
-    if (spins < 1000) sched_yield();
-    else nanosleep(&ms, NULL);
-  }
+  } while (amber_wait_more(&w));
   /* A transaction still running may commit until the process ends: leave
    * the logs and the heap's dirty mark to recovery, as a crash would.  (A
    * write-back still running after the wait counts as one.) */

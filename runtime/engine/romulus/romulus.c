@@ -22,6 +22,7 @@
 #include "heap/heap.h"
 #include "pm/pm.h"
 #include "tx/tx.h"
+#include "base/wait.h"
 
 #define ROM_IDLE 0x49444c45ull /* "IDLE" */
 #define ROM_MUT 0x4d555441ull  /* "MUTA" */
@@ -384,20 +385,17 @@ static void rom_open(struct amber_heap *h) {
  * out (a writer counts one).  Either way the writer flag is ours or a
  * running writer's, so no transaction starts from now on. */
 static int write_lock_within(uint64_t wait_ms) {
-  struct timespec t0, now, ms = {0, 1000000};
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  struct amber_wait w;
+  amber_wait_start(&w, wait_ms);
   int have = 0;
-  for (unsigned spins = 0;; spins++) {
+  uint32_t readers;
+  do {
     uint32_t z = 0;
     if (!have) have = __atomic_compare_exchange_n(&rw.writer, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-    uint32_t readers = __atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST);
+    readers = __atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST);
     if (have && !readers) return 0;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000u + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
-    if ((int64_t)waited < 0 || waited >= wait_ms) return have ? (int)readers : 1;
-    if (spins < 1000) sched_yield();
-    else nanosleep(&ms, NULL);
-  }
+  } while (amber_wait_more(&w));
+  return have ? (int)readers : 1;
 }
 
 static int rom_close(struct amber_heap *h, uint64_t wait_ms) {
