@@ -386,7 +386,7 @@ void amber_heap_pm_attach(struct amber_heap *h) {
       {h->data, h->hdr.data_size, h->hdr.data_offset},
       {h->engine_area, h->hdr.engine_size, h->hdr.engine_offset},
   };
-  amber_pm_attach(h->path, h->hdr.file_size, reg, h->engine_area ? 3 : 2);
+  amber_pm_attach(h->path, h->fd, h->hdr.file_size, reg, h->engine_area ? 3 : 2);
 }
 
 void amber_heap_set_clean(struct amber_heap *h, int clean) {

@@ -156,7 +156,8 @@ void amber_pm_init(void) {
   plant_init();
 }
 
-void amber_pm_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
+void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
+  (void)fd;
   if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(path, file_size, reg, nreg);
 }
 

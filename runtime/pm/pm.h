@@ -52,10 +52,11 @@ struct amber_pm_region {
 
 /* Chooses the mode from AMBER_PM; fatal on an unknown name. */
 void amber_pm_init(void);
-/* The process's heap file (`path`, file_size bytes, mapped as the nreg
- * regions) is open, before recovery: the simulator starts modelling it.
- * heap/heap.c says which regions (amber_heap_pm_attach). */
-void amber_pm_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
+/* The process's heap file (`path`, open as `fd` until the heap closes,
+ * file_size bytes, mapped as the nreg regions) is open, before recovery:
+ * the simulator starts modelling it.  heap/heap.c says which regions
+ * (amber_heap_pm_attach). */
+void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
 enum amber_pm_mode amber_pm_mode(void);
 const char *amber_pm_mode_name(void);
 
