@@ -16,6 +16,7 @@
 #include "ordo/ordo.h"
 #include "heap/fault.h"
 #include "heap/ordo_record.h"
+#include "pm/durability.h"
 #include "pm/pm.h"
 #include "heap/window.h"
 #include "stats.h"
@@ -120,8 +121,10 @@ static void init(void) {
   amber_tx_engine->open(h);
   amber_pm_quiesce(AMBER_QUIESCE_OPEN);
   amber_pm_counters_sum(&before_open.after_open);
-  amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, pm %s)", path, (unsigned long long)h->hdr.base,
-             (unsigned long long)h->hdr.data_size, amber_tx_engine->name, amber_pm_mode_name());
+  char durability[256];
+  amber_pm_describe_open(durability, sizeof durability);
+  amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s); %s", path, (unsigned long long)h->hdr.base,
+             (unsigned long long)h->hdr.data_size, amber_tx_engine->name, durability);
   amber_strict_open(h);
   amber_heap_fault_guard(0);
   amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers, SIGBUS's among them */

@@ -14,6 +14,7 @@
 #include "base/options.h"
 #include "entry/stray.h"
 #include "ordo/ordo.h"
+#include "pm/durability.h"
 #include "pm/pm.h"
 #include "tx/tx.h"
 
@@ -70,6 +71,27 @@ static void stray_write(FILE *f, int json) {
   if (unlisted) fprintf(f, "    %-30s %llu\n", "(other sites)", (unsigned long long)unlisted);
 }
 
+/* The heap's medium, the backend and what each failure keeps (pm/durability.h). */
+static void durability_write(FILE *f, int json) {
+  const struct amber_pm_medium *m = amber_pm_medium();
+  if (!json) {
+    char line[256];
+    amber_pm_describe_open(line, sizeof line);
+    fprintf(f, "  durability         %s\n", line);
+    return;
+  }
+  fprintf(f, ", \"pm_auto\": %s", amber_pm_auto() ? "true" : "false");
+  if (!m) {
+    fprintf(f, ", \"medium\": null");
+    return;
+  }
+  fprintf(f, ", \"medium\": \"%s\", \"medium_fs\": ", amber_pm_medium_name[m->kind]);
+  amber_stats_json_str(f, m->fs);
+  fprintf(f, ", \"medium_simulated\": %s, \"map_sync\": %s, \"process_crash\": \"%s\", \"power_loss\": \"%s\"",
+          m->simulated ? "true" : "false", m->map_sync ? "true" : "false", amber_pm_process_crash_words(amber_pm_mode()),
+          amber_pm_power_loss_words(m, amber_pm_mode()));
+}
+
 void amber_stats_write(FILE *f, int json) {
   struct totals s;
   sum(&s);
@@ -95,6 +117,7 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)fl, (unsigned long long)fe, per(fl, s.update), per(fe, s.update),
             (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored),
             (unsigned long long)wns, (unsigned long long)fns, (unsigned long long)delay);
+    durability_write(f, 1);
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
     fprintf(f, ", \"aborts_conflict\": %llu, \"aborts_validation\": %llu, \"aborts_future\": %llu, \"aborts_capacity\": %llu, "
@@ -113,6 +136,7 @@ void amber_stats_write(FILE *f, int json) {
     return;
   }
   fprintf(f, "amber stats (engine %s, pm %s)\n", eng, amber_pm_mode_name());
+  durability_write(f, 0);
   fprintf(f, "  commits            %llu (update %llu, read-only %llu)\n", (unsigned long long)(s.update + s.readonly),
           (unsigned long long)s.update, (unsigned long long)s.readonly);
   fprintf(f, "  aborts             %llu (upgrade to writer %llu, lock conflict %llu, validation %llu, future read %llu, capacity %llu, "

@@ -28,6 +28,7 @@
 #include "base/options.h"
 #include "ordo/ordo.h"
 #include "heap/ordo_record.h"
+#include "pm/durability.h"
 #include "pm/pm.h"
 #include "stats.h"
 
@@ -74,8 +75,10 @@ static void help(FILE *f) {
           "      An existing file is never overwritten.\n"
           "  info HEAP [--json]\n"
           "      Layout version, engine, uuid, base address, sizes, usage, roots,\n"
-          "      threads, clean/dirty state and the ORDO clock record; --json prints\n"
-          "      one JSON object.\n"
+          "      threads, clean/dirty state, the ORDO clock record, and durability:\n"
+          "      the medium the file is on, the backend a program gets there with\n"
+          "      this AMBER_PM (auto, the default, picks it from the medium) and what\n"
+          "      a process crash and a power loss keep; --json prints one JSON object.\n"
           "  check HEAP [--json]\n"
           "      Verify every structure and checksum without writing the file. A\n"
           "      heap left dirty by a crash is checked as recovery will leave it\n"
@@ -192,6 +195,29 @@ static int heap_args(const char *cmd, int argc, char **argv, const char **path, 
   return 0;
 }
 
+/* AMBER_PM as the user gave it: the tool itself runs check, info and stats
+ * with none. */
+static const char *requested_pm;
+
+/* What a program that opens this heap with this environment would get:
+ * the medium of the file, the backend AMBER_PM picks there, and what each
+ * failure keeps. */
+struct durability {
+  struct amber_pm_medium m;
+  enum amber_pm_mode mode;
+  int is_auto;
+  char line[256];
+};
+static void durability_of(int fd, struct durability *d) {
+  amber_pm_medium_detect(fd, &d->m);
+  d->mode = AMBER_PM_MODE_NONE;
+  if (amber_pm_mode_parse(requested_pm, &d->mode, &d->is_auto) != 0) AMBER_BUG("AMBER_PM=%s passed amber_pm_init", requested_pm);
+  if (d->is_auto) d->mode = amber_pm_auto_mode(&d->m);
+  char how[32];
+  snprintf(how, sizeof how, d->is_auto ? "auto" : "AMBER_PM=%s", amber_pm_mode_names[d->mode]);
+  amber_pm_describe(d->line, sizeof d->line, &d->m, d->mode, how);
+}
+
 static int cmd_info(int argc, char **argv) {
   const char *path;
   int json;
@@ -210,6 +236,8 @@ static int cmd_info(int argc, char **argv) {
   struct amber_ordo_record none;
   memset(&none, 0, sizeof none);
   if (!o) o = &none;
+  struct durability du;
+  durability_of(h.fd, &du);
   char model[sizeof o->fp.model + 1];
   memcpy(model, o->fp.model, sizeof o->fp.model);
   model[sizeof o->fp.model] = 0;
@@ -228,9 +256,16 @@ static int cmd_info(int argc, char **argv) {
            (unsigned long long)v.opens, bad ? "true" : "false", o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode),
            (unsigned long long)o->boundary, o->fp.ncpus, (unsigned long long)o->fp.tsc_khz);
     amber_stats_json_str(stdout, model);
-    printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu, \"how\": \"%s\", \"provisional\": %s}}\n",
+    printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu, \"how\": \"%s\", \"provisional\": %s}",
            (unsigned long long)o->offset, (unsigned long long)o->floor, (unsigned long long)o->seq,
            amber_ordo_record_how_name(o->how.how), o->how.flags & AMBER_ORDO_PROVISIONAL ? "true" : "false");
+    /* The same keys as the statistics' (runtime/stats.c). */
+    printf(", \"pm\": \"%s\", \"pm_auto\": %s, \"medium\": \"%s\", \"medium_fs\": ", amber_pm_mode_names[du.mode],
+           du.is_auto ? "true" : "false", amber_pm_medium_name[du.m.kind]);
+    amber_stats_json_str(stdout, du.m.fs);
+    printf(", \"medium_simulated\": %s, \"map_sync\": %s, \"process_crash\": \"%s\", \"power_loss\": \"%s\"}\n",
+           du.m.simulated ? "true" : "false", du.m.map_sync ? "true" : "false", amber_pm_process_crash_words(du.mode),
+           amber_pm_power_loss_words(&du.m, du.mode));
   } else {
     printf("heap         %s\n", h.path);
     printf("version      %u\n", hd->version);
@@ -254,6 +289,7 @@ static int cmd_info(int argc, char **argv) {
              (unsigned long long)o->fp.tsc_khz, model, (unsigned long long)o->offset, (unsigned long long)o->floor,
              (unsigned long long)o->seq, amber_ordo_record_how_name(o->how.how),
              o->how.flags & AMBER_ORDO_PROVISIONAL ? ", provisional: the next open measures again" : "", h.path);
+    printf("durability   %s\n", du.line);
   }
   amber_heap_unmap(&h);
   return bad ? 1 : 0;
@@ -308,9 +344,10 @@ int main(int argc, char **argv) {
    * applies to it. */
   if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "info") || !strcmp(argv[1], "stats"))) {
     /* A misspelt AMBER_PM is still an error (amber_pm_init says so). */
-    static const char *const modes[] = {"pmem", "msync", "none", "sim"};
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-      if (!strcmp(amber_opt.pm, modes[i])) amber_opt.pm = "none";
+    enum amber_pm_mode m;
+    int is_auto;
+    requested_pm = amber_opt.pm;
+    if (amber_pm_mode_parse(amber_opt.pm, &m, &is_auto) == 0) amber_opt.pm = "none";
     amber_opt.crash_at = 0;
   }
   amber_pm_init();

@@ -270,7 +270,11 @@ int amber_heap_map(struct amber_heap *h, int flags) {
    * amber check can run recovery without writing the heap. */
   int share = (flags & AMBER_OPEN_PRIVATE) ? MAP_PRIVATE | MAP_NORESERVE : MAP_SHARED;
   int prot = PROT_READ | (h->writable || share != MAP_SHARED ? PROT_WRITE : 0);
-  h->meta = mmap(NULL, AMBER_META_SIZE, prot, share, fd, 0);
+  /* A heap mapped for writing: the backend looks at its medium first, and
+   * may want MAP_SYNC (pm.h, amber_pm_open).  mflags is what every mapping
+   * below is made with. */
+  int mflags = share == MAP_SHARED && h->writable ? amber_pm_open(fd) : share;
+  h->meta = mmap(NULL, AMBER_META_SIZE, prot, mflags, fd, 0);
   if (h->meta == MAP_FAILED) {
     h->meta = NULL;
     amber_error("cannot map heap %s: %s", path, strerror(errno));
@@ -291,7 +295,7 @@ int amber_heap_map(struct amber_heap *h, int flags) {
     }
     void *want = (void *)(uintptr_t)hd.base;
     int wprot = (flags & AMBER_OPEN_WINDOW_READ) ? PROT_READ : PROT_NONE;
-    void *got = mmap(want, hd.data_size, wprot, share | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
+    void *got = mmap(want, hd.data_size, wprot, mflags | MAP_FIXED_NOREPLACE, fd, (off_t)hd.data_offset);
     if (got == MAP_FAILED || got != want) {
       int e = errno;
       if (got != MAP_FAILED) munmap(got, hd.data_size);
@@ -307,14 +311,14 @@ int amber_heap_map(struct amber_heap *h, int flags) {
    * with a window, h->data is the alias: the same file pages (MAP_SHARED), so
    * a store through one is seen through the other, and cache lines are
    * flushed by either address. */
-  h->data = mmap(NULL, hd.data_size, prot, share, fd, (off_t)hd.data_offset);
+  h->data = mmap(NULL, hd.data_size, prot, mflags, fd, (off_t)hd.data_offset);
   if (h->data == MAP_FAILED) {
     h->data = NULL;
     amber_error("cannot map heap %s: %s", path, strerror(errno));
     return fail(h);
   }
   if (hd.engine_size) {
-    h->engine_area = mmap(NULL, hd.engine_size, prot, share, fd, (off_t)hd.engine_offset);
+    h->engine_area = mmap(NULL, hd.engine_size, prot, mflags, fd, (off_t)hd.engine_offset);
     if (h->engine_area == MAP_FAILED) {
       h->engine_area = NULL;
       amber_error("cannot map heap %s: %s", path, strerror(errno));

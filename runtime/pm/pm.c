@@ -1,5 +1,5 @@
-/* The persistence backend: flushes and fences in modes pmem, msync, none
- * and sim, their counters by category, latency emulation, crash injection
+/* The persistence backend: flushes and fences in modes pmem, fence, msync,
+ * none and sim (AMBER_PM=auto picks one from the heap's medium), their counters by category, latency emulation, crash injection
  * and planted bugs at named sites. */
 #include "pm.h"
 
@@ -15,6 +15,7 @@
 
 #include "base/diag.h"
 #include "base/options.h"
+#include "durability.h"
 #include "ordo/cpu.h"
 #include "sim.h"
 
@@ -23,6 +24,9 @@
 const char *const amber_pm_cat_name[AMBER_PM_NCAT] = {"data", "log", "checkpoint", "allocator", "header"};
 
 static enum amber_pm_mode mode = AMBER_PM_MODE_PMEM;
+static int mode_auto;                 /* AMBER_PM=auto: amber_pm_open picks the mode */
+static int medium_known;              /* amber_pm_open ran: `medium` is the heap's */
+static struct amber_pm_medium medium;
 static uint64_t crash_at;        /* AMBER_CRASH_AT, 0 = off */
 static uint64_t events;          /* persistence events so far (atomic) */
 int amber_pm_simulating;
@@ -98,7 +102,8 @@ void amber_pm_counters_sum(struct amber_pm_counters *out) {
 
 static uint64_t ns_to_cycles(uint64_t ns) { return (ns * tsc_khz + 500000) / 1000000; }
 
-static void emulation_init(void) {
+/* At start-up: the delays are checked before any heap is touched. */
+static void emulation_check(void) {
   write_ns = amber_opt.pm_write_ns;
   fence_ns = amber_opt.pm_fence_ns;
   if (write_ns > AMBER_PM_DELAY_MAX_NS)
@@ -107,6 +112,11 @@ static void emulation_init(void) {
   if (fence_ns > AMBER_PM_DELAY_MAX_NS)
     amber_fatal("AMBER_PM_FENCE_NS=%s is more than %u ns; use a delay per fence in nanoseconds, e.g. 200 (STT-RAM) "
                 "or 500 (PCM)", getenv("AMBER_PM_FENCE_NS"), AMBER_PM_DELAY_MAX_NS);
+}
+
+/* Once the mode is known. */
+static void emulation_start(void) {
+  emulating = 0;
   if (!(write_ns | fence_ns) || (mode != AMBER_PM_MODE_PMEM && mode != AMBER_PM_MODE_MSYNC)) return;
   /* The TSC counts time only when it is invariant; otherwise (or when its
    * frequency cannot be had) spin on the monotonic clock. */
@@ -140,32 +150,61 @@ static __attribute__((noinline)) void emulate_delay(uint64_t n, uint64_t ns, uin
 
 int amber_pm_emulating(void) { return emulating; }
 
+const char *const amber_pm_mode_names[AMBER_PM_NMODES] = {"pmem", "msync", "none", "sim", "fence"};
+
+int amber_pm_mode_parse(const char *name, enum amber_pm_mode *m, int *is_auto) {
+  *is_auto = !strcmp(name, "auto");
+  if (*is_auto) return 0;
+  for (int i = 0; i < AMBER_PM_NMODES; i++)
+    if (!strcmp(name, amber_pm_mode_names[i])) {
+      *m = (enum amber_pm_mode)i;
+      return 0;
+    }
+  return -1;
+}
+
 void amber_pm_init(void) {
   const char *m = amber_opt.pm;
-  if (!strcmp(m, "pmem")) mode = AMBER_PM_MODE_PMEM;
-  else if (!strcmp(m, "msync")) mode = AMBER_PM_MODE_MSYNC;
-  else if (!strcmp(m, "none")) mode = AMBER_PM_MODE_NONE;
-  else if (!strcmp(m, "sim")) mode = AMBER_PM_MODE_SIM;
-  else amber_fatal("AMBER_PM=%s is not a persistence backend; use pmem, msync, none or sim", m);
+  if (amber_pm_mode_parse(m, &mode, &mode_auto) != 0)
+    amber_fatal("AMBER_PM=%s is not a persistence backend; use auto (the default: chosen from the heap file's medium), pmem, "
+                "fence, msync, none or sim", m);
+  if (mode_auto) mode = AMBER_PM_MODE_NONE;
+  amber_pm_medium_check_option();
   crash_at = amber_opt.crash_at;
   if (mode == AMBER_PM_MODE_SIM) {
     amber_sim_init();
     amber_pm_simulating = 1;
   }
-  emulation_init();
+  emulation_check();
+  if (!mode_auto) emulation_start();
   plant_init();
 }
 
+int amber_pm_open(int fd) {
+  amber_pm_medium_detect(fd, &medium);
+  medium_known = 1;
+  if (mode_auto) {
+    mode = amber_pm_auto_mode(&medium);
+    emulation_start();
+  }
+  /* MAP_SYNC makes a write fault sync the file system's metadata of the
+   * block first, so flushed cache lines alone are durable; the override
+   * (AMBER_PM_MEDIUM) on a file that refuses it maps without. */
+  int flushes_lines = mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE;
+  return medium.map_sync && flushes_lines ? MAP_SHARED_VALIDATE | MAP_SYNC : MAP_SHARED;
+}
+
+const struct amber_pm_medium *amber_pm_medium(void) { return medium_known ? &medium : NULL; }
+int amber_pm_auto(void) { return mode_auto; }
+
 void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
   (void)fd;
+  if (medium_known && !mode_auto) amber_pm_warn_power_loss(path, &medium, mode);
   if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(path, file_size, reg, nreg);
 }
 
 enum amber_pm_mode amber_pm_mode(void) { return mode; }
-const char *amber_pm_mode_name(void) {
-  static const char *const names[] = {"pmem", "msync", "none", "sim"};
-  return names[mode];
-}
+const char *amber_pm_mode_name(void) { return mode_auto && !medium_known ? "auto" : amber_pm_mode_names[mode]; }
 
 /* Crash injection: the N-th event dies before it takes effect, so the heap
  * holds exactly what earlier events made durable (and, on a page-cache
@@ -209,6 +248,8 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
   }
   case AMBER_PM_MODE_NONE:
   case AMBER_PM_MODE_SIM:
+  case AMBER_PM_MODE_FENCE: /* the platform writes caches back on power loss */
+  case AMBER_PM_NMODES:
     break;
   }
   if (__builtin_expect(emulating, 0) && write_ns) emulate_delay(lines, write_ns, write_cycles);
@@ -222,7 +263,7 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   if (mode == AMBER_PM_MODE_SIM) amber_sim_fence();
   else event();
   amber_pm_counters()->fences[cat]++;
-  if (mode == AMBER_PM_MODE_PMEM) pmem_drain();
+  if (mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE) pmem_drain();
   if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "medium.h"
+
 enum amber_pm_cat {
   AMBER_PM_DATA,   /* program data written back to its home location */
   AMBER_PM_LOG,    /* logs */
@@ -16,7 +18,13 @@ enum amber_pm_cat {
 };
 extern const char *const amber_pm_cat_name[AMBER_PM_NCAT];
 
-enum amber_pm_mode { AMBER_PM_MODE_PMEM, AMBER_PM_MODE_MSYNC, AMBER_PM_MODE_NONE, AMBER_PM_MODE_SIM };
+/* FENCE: flushes are counted but not issued, fences are (a platform that
+ * flushes its caches on power loss). */
+enum amber_pm_mode { AMBER_PM_MODE_PMEM, AMBER_PM_MODE_MSYNC, AMBER_PM_MODE_NONE, AMBER_PM_MODE_SIM, AMBER_PM_MODE_FENCE, AMBER_PM_NMODES };
+extern const char *const amber_pm_mode_names[AMBER_PM_NMODES];
+/* The backend named `name` in *mode, or *is_auto = 1 for "auto"; -1 when
+ * no backend has that name. */
+int amber_pm_mode_parse(const char *name, enum amber_pm_mode *mode, int *is_auto);
 
 /* Every flush or fence call in the runtime is a site, recorded at build time
  * in section amber_pm_sites, so planted-bug runs (AMBER_PLANT=k) can remove
@@ -50,11 +58,25 @@ struct amber_pm_region {
 };
 #define AMBER_PM_MAX_REGIONS 3
 
-/* Chooses the mode from AMBER_PM; fatal on an unknown name. */
+/* Reads AMBER_PM (and checks AMBER_PM_MEDIUM); fatal on an unknown name.
+ * An explicit backend is the mode from here on; with AMBER_PM=auto (the
+ * default) the mode is `none` until amber_pm_open picks it. */
 void amber_pm_init(void);
+/* The heap file open as fd is about to be mapped for writing: finds its
+ * medium and, with AMBER_PM=auto, picks the mode from it.  Returns the
+ * flags of the heap's shared mappings: MAP_SHARED_VALIDATE | MAP_SYNC on a
+ * DAX file with a cache-flushing backend (pmem, fence), else MAP_SHARED.
+ * Invariant: with auto, nothing is flushed to the heap before this (heap
+ * creation syncs the new file itself: heap.c). */
+int amber_pm_open(int fd);
+/* The medium amber_pm_open found, or NULL before. */
+const struct amber_pm_medium *amber_pm_medium(void);
+/* 1 when AMBER_PM=auto chose the mode. */
+int amber_pm_auto(void);
 /* The process's heap file (`path`, open as `fd` until the heap closes,
  * file_size bytes, mapped as the nreg regions) is open, before recovery:
- * the simulator starts modelling it.  heap/heap.c says which regions
+ * the simulator starts modelling it, and an explicit backend that does not
+ * cover power loss on the medium gets its one warning.  heap/heap.c says which regions
  * (amber_heap_pm_attach). */
 void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
 enum amber_pm_mode amber_pm_mode(void);
