@@ -127,6 +127,7 @@ static void child_env(const char *image, int nested) {
   unsetenv("AMBER_STATS_FILE");
   if (!nested) {
     setenv("AMBER_PM", "none", 1);
+    setenv("AMBER_PM_POWER_LOSS_OK", "1", 1); /* an image is checked, not kept: none is meant */
     unsetenv("AMBER_SIM_WALK");
     return;
   }
