@@ -24,7 +24,8 @@ for code in re.findall(r"^  ([0-9])  ", status, re.M):
     if not re.search(r"^\| %s \| " % code, guide, re.M):
         bad.append("exit status %s is not in the guide's table" % code)
 for topic in ("isolation", "irrevocable", "outside regions", "roots", "heap sizing", "recovery", "power loss",
-              "kill -9", "/dev/shm", "DAX", "AMBER_PM=msync", "romulus"):
+              "kill -9", "/dev/shm", "DAX", "AMBER_PM=msync", "romulus", "Security", "AMBER_HEAP_SHARED",
+              "AMBER_HEAP_MODE", "set-user-ID"):
     if topic.lower() not in guide.lower():
         bad.append("topic '%s' is not in the guide" % topic)
 if bad:
