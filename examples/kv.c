@@ -6,7 +6,8 @@
  * and no part of the one that did not.
  *
  *   amber-cc -O2 examples/kv.c -o kv
- *   export AMBER_HEAP=/dev/shm/kv.heap LD_PRELOAD=build/lib/libamber.so
+ *   ./kv ...                  the heap: /dev/shm/amber-<uid>/kv.heap (the
+ *                             private default; AMBER_HEAP names another)
  *   ./kv insert 1000          keys 0..999, one transaction each; prints
  *                             "ack KEY" after each commit
  *   ./kv insert 500 1000      keys 1000..1499

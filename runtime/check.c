@@ -16,6 +16,7 @@
 #include "engine/registry.h"
 #include "heap/heap.h"
 #include "heap/ordo_record.h"
+#include "heap/owner.h"
 
 #define DAMAGED "the heap file is damaged: restore it from a copy"
 
@@ -148,6 +149,13 @@ int amber_check_path_report(const char *path, int quiet, struct amber_check_repo
     if (dh->root_off) printf(", root at offset 0x%llx, %llu bytes)\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
     else printf(", no root)\n");
   }
+  /* Read-only, any heap this user can open: whose it is, for the reader to
+   * judge (a program opens only its own, docs/guide.md, Security). */
+  char who[160];
+  amber_heap_owner_text(h.owner_uid, h.mode, who, sizeof who);
+  if (!quiet) printf("%s: owner %s\n", h.path, who);
+  r->owner_uid = h.owner_uid;
+  r->mode = h.mode;
   r->problems = bad;
   r->clean = clean == AMBER_CLEAN;
   r->pending = pending;

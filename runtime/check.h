@@ -34,6 +34,7 @@ struct amber_check_report {
   const char *engine; /* NULL when the heap could not be opened */
   size_t objects, bytes;
   uint64_t data_size, root_off, root_size;
+  unsigned owner_uid, mode; /* the file's owner and permissions */
 };
 
 /* The whole of `amber check PATH`: opens the heap read-only (validation),

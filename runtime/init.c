@@ -15,6 +15,7 @@
 #include "base/options.h"
 #include "ordo/ordo.h"
 #include "heap/fault.h"
+#include "heap/owner.h"
 #include "heap/ordo_record.h"
 #include "pm/durability.h"
 #include "pm/pm.h"
@@ -66,8 +67,21 @@ static void init(void) {
                 "transactions, e.g. 5000 (the default)",
                 (unsigned long long)amber_opt.exit_wait);
   char path[PATH_MAX];
-  if (amber_opt.heap_set && amber_opt.heap[0]) snprintf(path, sizeof path, "%s", amber_opt.heap);
-  else amber_heap_default_path(path, sizeof path);
+  int named = amber_opt.heap_set && amber_opt.heap[0];
+  if (amber_opt.heap_shared && !named)
+    amber_fatal("AMBER_HEAP_SHARED=1 applies to a heap AMBER_HEAP names, and AMBER_HEAP is not set (the private default "
+                "is never shared); set AMBER_HEAP to the shared heap's path");
+  if (named) snprintf(path, sizeof path, "%s", amber_opt.heap);
+  else if (amber_heap_default_path(path, sizeof path) != 0) exit(2);
+  unsigned mode = 0;
+  if (amber_opt.heap_mode_set && amber_opt.heap_mode[0] && amber_heap_mode_parse(amber_opt.heap_mode, &mode) != 0) exit(2);
+  if ((mode & 022) && !amber_opt.heap_shared)
+    amber_fatal("AMBER_HEAP_MODE=%s lets %s write a new heap, and such a heap is opened only as a deliberately shared one: set "
+                "AMBER_HEAP to its path and AMBER_HEAP_SHARED=1 too, or use a mode without group or other write (e.g. 0640)",
+                amber_opt.heap_mode, mode & 002 ? "every user" : "the group");
+  /* Invariant: a heap is written only when this user alone can write it
+   * (file and directory), unless AMBER_HEAP_SHARED=1 says it is shared. */
+  int trust = (amber_opt.heap_shared ? 0 : AMBER_OPEN_OWNED) | (named ? 0 : AMBER_OPEN_NOFOLLOW);
 
   const struct amber_engine *want = NULL;
   if (amber_opt.engine_set && amber_opt.engine[0]) {
@@ -79,11 +93,14 @@ static void init(void) {
     }
   }
   if (access(path, F_OK) != 0) {
+    /* Not even a new heap goes where someone else could swap it. */
+    if ((trust & AMBER_OPEN_OWNED) && amber_heap_check_dir(path) != 0) exit(2);
     struct amber_create_args a = {
         .data_size = amber_opt.heap_size,
         .base = amber_opt.base,
         .engine = want ? want->id : AMBER_ENGINE_DEFAULT,
         .reserve = amber_opt.heap_reserve,
+        .mode = mode,
     };
     if (amber_engine_heap_create(path, &a) < 0) exit(2);
     amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,
@@ -91,7 +108,7 @@ static void init(void) {
   }
   struct amber_heap *h = &amber_the_heap;
   int window = amber_opt.strict ? 0 : AMBER_OPEN_WINDOW_READ;
-  if (amber_engine_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window, h) != 0) exit(2);
+  if (amber_engine_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window | trust, h) != 0) exit(2);
   amber_heap_alias_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
   if (amber_opt.heap_size_set && amber_opt.heap_size != h->hdr.data_size) {
     amber_heap_unmap(h);
@@ -123,8 +140,9 @@ static void init(void) {
   amber_pm_counters_sum(&before_open.after_open);
   char durability[256];
   amber_pm_describe_open(durability, sizeof durability);
-  amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s); %s", path, (unsigned long long)h->hdr.base,
-             (unsigned long long)h->hdr.data_size, amber_tx_engine->name, durability);
+  amber_info("opened heap %s at 0x%llx (%llu bytes, engine %s, owner uid %u, mode %04o%s); %s", path,
+             (unsigned long long)h->hdr.base, (unsigned long long)h->hdr.data_size, amber_tx_engine->name, h->owner_uid,
+             h->mode, amber_opt.heap_shared ? ", shared: AMBER_HEAP_SHARED=1" : "", durability);
   amber_strict_open(h);
   amber_heap_fault_guard(0);
   amber_interpose_heap_opened(); /* the interceptors' fatal-signal handlers, SIGBUS's among them */

@@ -184,7 +184,7 @@ void amber_stats_check_file(void) {
    * show the path can be written is removed again.  A path that cannot be
    * written stops the program before its heap is touched, instead of an
    * error at exit after a run that counted for nothing. */
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0) {
     close(fd);
     unlink(path);
@@ -199,8 +199,11 @@ void amber_stats_at_exit(void) {
   if (__atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;
   if (amber_opt.stats) amber_stats_print();
   if (stats_file()) {
-    FILE *f = fopen(stats_file(), "w");
+    /* 0600, as every file the runtime makes: the figures are the program's. */
+    int fd = open(stats_file(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
+      if (fd >= 0) close(fd);
       amber_error("cannot write AMBER_STATS_FILE=%s; check the directory exists and is writable", amber_opt.stats_file);
       return;
     }
@@ -242,7 +245,7 @@ void amber_stats_at_signal(void) {
   if (!sig_stream || __atomic_exchange_n(&stats_done, 1, __ATOMIC_ACQ_REL)) return;
   if (amber_opt.stats) signal_write(2, 0);
   if (stats_file()) {
-    int fd = open(stats_file(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(stats_file(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
       static const char msg[] = "amber: error: cannot write AMBER_STATS_FILE; check the directory exists and is writable\n";
       ssize_t w = write(2, msg, sizeof msg - 1);

@@ -64,6 +64,38 @@ if _fs_type("/dev/shm") == "tmpfs":
 import hashlib
 config.substitutions.append(("%shm", "/dev/shm/amber-lit-" + hashlib.sha1(config.amber_obj_root.encode()).hexdigest()[:8]))
 
+# Tests of who may open a heap (test/security) act as other users without
+# creating accounts: as root, `setpriv --reuid=U --regid=U --clear-groups`
+# with numeric ids that need no /etc/passwd entry.  Each missing condition
+# is said once here; lit then reports those tests UNSUPPORTED.
+def _other_users_why():
+    import shutil, subprocess
+    if os.geteuid() != 0:
+        return "they need root to act as other users (this runs as uid %d)" % os.geteuid()
+    if not shutil.which("setpriv"):
+        return "setpriv (util-linux) is missing"
+    probe = os.path.join(config.amber_obj_root, "bin", "amber")
+    try:
+        r = subprocess.run(["setpriv", "--reuid=64000", "--regid=64000", "--clear-groups", "test", "-x", probe],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
+    except Exception as e:
+        return "setpriv cannot switch to uid 64000 (%s)" % e
+    if r.returncode != 0:
+        return "uid 64000 cannot run %s (a directory above the build tree is closed to other users)" % probe
+    return None
+
+_why = _other_users_why()
+if _why is None:
+    config.available_features.add("other-users")
+    # A set-user-ID program in the build tree runs as its owner only when
+    # that file system is not mounted nosuid.
+    if os.statvfs(config.amber_obj_root).f_flag & os.ST_NOSUID:
+        lit_config.note("set-user-ID tests are UNSUPPORTED: %s is on a nosuid mount" % config.amber_obj_root)
+    else:
+        config.available_features.add("setuid-exec")
+else:
+    lit_config.note("tests that act as other users (test/security) are UNSUPPORTED: " + _why)
+
 # tools/amber-run preloads this build's runtime, not the default build/ one
 # (a second build directory must test its own library).
 config.environment["AMBER_LIB"] = config.amber_runtime

@@ -25,6 +25,7 @@
 #include "engine/registry.h"
 #include "heap/fault.h"
 #include "heap/heap.h"
+#include "heap/owner.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
 #include "heap/ordo_record.h"
@@ -64,6 +65,10 @@ static void help(FILE *f) {
           "  the heap's lock, so a heap that a program has open is refused.\n"
           "  info, check and stats never write the heap file: on a heap left by a\n"
           "  crash they run recovery on a private copy and report what it leaves.\n"
+          "  They read any heap the caller can open and print its owner and mode;\n"
+          "  recover, like a program, opens only a heap that is the caller's alone\n"
+          "  (AMBER_HEAP_SHARED=1 for one shared deliberately: docs/guide.md,\n"
+          "  Security).\n"
           "\n"
           "COMMANDS\n"
           "  create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
@@ -72,13 +77,15 @@ static void help(FILE *f) {
           "      The defaults come from AMBER_HEAP_SIZE, AMBER_BASE and AMBER_ENGINE.\n"
           "      The file gets all its blocks now (a file system without room\n"
           "      refuses it); AMBER_HEAP_RESERVE=0 creates it sparse.\n"
-          "      An existing file is never overwritten.\n"
+          "      An existing file is never overwritten. Its mode is 0600, or\n"
+          "      AMBER_HEAP_MODE (e.g. 0660 for a heap a group shares).\n"
           "  info HEAP [--json]\n"
-          "      Layout version, engine, uuid, base address, sizes, usage, roots,\n"
-          "      threads, clean/dirty state, the ORDO clock record, and durability:\n"
-          "      the medium the file is on, the backend a program gets there with\n"
-          "      this AMBER_PM (auto, the default, picks it from the medium) and what\n"
-          "      a process crash and a power loss keep; --json prints one JSON object.\n"
+          "      Owner and mode, layout version, engine, uuid, base address, sizes,\n"
+          "      usage, roots, threads, clean/dirty state, the ORDO clock record, and\n"
+          "      durability: the medium the file is on, the backend a program gets\n"
+          "      there with this AMBER_PM (auto, the default, picks it from the\n"
+          "      medium) and what a process crash and a power loss keep; --json\n"
+          "      prints one JSON object.\n"
           "  check HEAP [--json]\n"
           "      Verify every structure and checksum without writing the file. A\n"
           "      heap left dirty by a crash is checked as recovery will leave it\n"
@@ -159,7 +166,8 @@ static int cmd_create(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT, amber_opt.heap_reserve};
+  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT, amber_opt.heap_reserve, 0};
+  if (amber_opt.heap_mode_set && amber_opt.heap_mode[0] && amber_heap_mode_parse(amber_opt.heap_mode, &a.mode) != 0) return 2;
   const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : amber_engine_by_id(a.engine)->name;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) {
@@ -243,9 +251,12 @@ static int cmd_info(int argc, char **argv) {
   char model[sizeof o->fp.model + 1];
   memcpy(model, o->fp.model, sizeof o->fp.model);
   model[sizeof o->fp.model] = 0;
+  char who[160];
+  amber_heap_owner_text(h.owner_uid, h.mode, who, sizeof who);
   if (json) {
     printf("{\"path\": ");
     amber_stats_json_str(stdout, h.path);
+    printf(", \"owner_uid\": %u, \"mode\": \"%04o\"", h.owner_uid, h.mode);
     printf(", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
            "\"data_bytes\": %llu, \"file_bytes\": %llu, \"engine_area_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
            "\"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu, "
@@ -270,6 +281,7 @@ static int cmd_info(int argc, char **argv) {
            amber_pm_power_loss_words(&du.m, du.mode));
   } else {
     printf("heap         %s\n", h.path);
+    printf("owner        %s\n", who);
     printf("version      %u\n", hd->version);
     printf("engine       %s\n", h.engine->name);
     printf("uuid         %s\n", uuid);
@@ -308,6 +320,7 @@ static int cmd_check(int argc, char **argv) {
     printf("{\"path\": ");
     amber_stats_json_str(stdout, path);
     printf(", \"status\": %d, \"result\": \"%s\", \"problems\": %d", rc, verdict[rc], r.problems);
+    if (r.engine) printf(", \"owner_uid\": %u, \"mode\": \"%04o\"", r.owner_uid, r.mode);
     if (r.engine)
       printf(", \"engine\": \"%s\", \"state\": \"%s\", \"recovery_pending\": %s, \"used_objects\": %zu, \"used_bytes\": %zu, "
              "\"data_bytes\": %llu, \"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu",
@@ -324,7 +337,9 @@ static int cmd_recover(int argc, char **argv) {
     return 2;
   }
   struct amber_heap h;
-  if (amber_engine_heap_open(argv[0], AMBER_OPEN_WRITE | AMBER_OPEN_LOCK, &h)) return 2;
+  /* Recovery writes the heap: this user's own, unless AMBER_HEAP_SHARED=1. */
+  if (amber_engine_heap_open(argv[0], AMBER_OPEN_WRITE | AMBER_OPEN_LOCK | (amber_opt.heap_shared ? 0 : AMBER_OPEN_OWNED), &h))
+    return 2;
   h.engine->recover(&h);
   /* What recovery left is what the next program will use. */
   if (amber_alloc_validate_image(&h, h.data) != 0) {

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "diag.h"
 
@@ -76,13 +78,29 @@ static void parse_str(const char *name, const char *s, const char **out) {
 #define PARSE_U64 parse_u64
 #define PARSE_BOOL parse_bool
 
+int amber_options_secure(void) { return getauxval(AT_SECURE) != 0; }
+
+/* Set-user-ID and set-group-ID programs (AT_SECURE) take no AMBER_*
+ * variable: secure_getenv gives them none, so an unprivileged caller
+ * cannot name the heap, the stats file or anything else such a program
+ * writes.  AMBER_VERBOSE is one of them too; only its presence makes the
+ * runtime say, once, that the environment was ignored. */
+static void note_secure(void) {
+  if (!amber_options_secure() || !getenv("AMBER_VERBOSE")) return;
+  amber_warn("this program runs set-user-ID or set-group-ID: every AMBER_* variable is ignored (AMBER_HEAP, "
+             "AMBER_STATS_FILE and AMBER_VERBOSE included); its heap is the private default of uid %u "
+             "(docs/guide.md, Security)",
+             (unsigned)geteuid());
+}
+
 void amber_options_load(void) {
   if (loaded) return;
   loaded = 1;
+  note_secure();
   const char *v;
 #define AMBER_OPT(f, kind, def, help)                                          \
   PARSE_##kind("default of AMBER_" #f, def, &amber_opt.f);                                \
-  if ((v = getenv(amber_upper("AMBER_" #f))) != NULL) {                        \
+  if ((v = secure_getenv(amber_upper("AMBER_" #f))) != NULL) {                 \
     PARSE_##kind(amber_upper("AMBER_" #f), v, &amber_opt.f);                   \
     amber_opt.f##_set = 1;                                                     \
   }

@@ -24,6 +24,9 @@ extern struct amber_options amber_opt;
 /* Parses every AMBER_* variable; a malformed value is a fatal error.
  * Idempotent. */
 void amber_options_load(void);
+/* 1 in a set-user-ID or set-group-ID program (AT_SECURE), whose options
+ * are all defaults: no AMBER_* variable is read. */
+int amber_options_secure(void);
 /* Parses a size with optional K/M/G suffix; returns -1 when malformed. */
 int amber_options_parse_size(const char *s, uint64_t *out);
 /* Prints the option table (markdown when `markdown`, else plain text). */

@@ -21,19 +21,8 @@
 #include "base/diag.h"
 #include "fault.h"
 #include "ordo_record.h"
+#include "owner.h"
 #include "pm/pm.h"
-
-void amber_heap_default_path(char *buf, size_t len) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  const char *prog = "program";
-  if (n > 0) {
-    exe[n] = 0;
-    const char *slash = strrchr(exe, '/');
-    prog = slash ? slash + 1 : exe;
-  }
-  snprintf(buf, len, "/dev/shm/amber-%s.heap", prog);
-}
 
 static uint32_t header_crc(const struct amber_header *h) {
   return amber_crc32c(0, h, offsetof(struct amber_header, crc));
@@ -55,8 +44,9 @@ static int write_all(int fd, const void *buf, size_t len, off_t off) {
 }
 
 /* An unnamed file in path's directory (tmp gets ""), else a named
- * temporary (its name in tmp). */
-static int open_unnamed(const char *path, char *tmp, size_t len) {
+ * temporary (its name in tmp), with permissions `mode` (the umask
+ * applies). */
+static int open_unnamed(const char *path, unsigned mode, char *tmp, size_t len) {
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
@@ -64,10 +54,10 @@ static int open_unnamed(const char *path, char *tmp, size_t len) {
   else if (slash == dir) dir[1] = 0;
   else *slash = 0;
   tmp[0] = 0;
-  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, (mode_t)mode);
   if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
   snprintf(tmp, len, "%s.creating.%d", path, (int)getpid());
-  return open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  return open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
 }
 
 static int link_into_place(int fd, const char *tmp, const char *path) {
@@ -126,8 +116,17 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
    * full-size temporary file.  File systems without O_TMPFILE get a named
    * temporary instead (a crash can leave that one behind). */
   char tmp[PATH_MAX + 32];
-  int fd = open_unnamed(path, tmp, sizeof tmp);
+  unsigned mode = a->mode ? a->mode : AMBER_HEAP_DEFAULT_MODE;
+  int fd = open_unnamed(path, mode, tmp, sizeof tmp);
   if (fd < 0) return amber_error("cannot create heap %s: %s; check the directory exists and is writable", path, strerror(errno));
+  /* A mode the user asked for is given exactly (the umask would take a
+   * group's write permission from 0660). */
+  if (a->mode && fchmod(fd, (mode_t)a->mode) != 0) {
+    int e = errno;
+    close(fd);
+    if (tmp[0]) unlink(tmp);
+    return amber_error("cannot give new heap %s mode %04o (AMBER_HEAP_MODE): %s", path, a->mode, strerror(e));
+  }
   struct amber_heap h;
   memset(&h, 0, sizeof h);
   snprintf(h.path, sizeof h.path, "%s", path);
@@ -201,10 +200,24 @@ int amber_heap_open_file(const char *path, int flags, struct amber_heap *h) {
   snprintf(h->path, sizeof h->path, "%s", path);
   h->writable = !!(flags & AMBER_OPEN_WRITE);
   /* O_NONBLOCK: a FIFO at `path` must be refused below, not block open. */
-  int fd = open(path, (h->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return amber_error("cannot open heap %s: %s%s", path, strerror(errno),
-                       errno == EACCES ? "; check the file's permissions" : "");
+  int nofollow = (flags & AMBER_OPEN_NOFOLLOW) ? O_NOFOLLOW : 0;
+  int fd = open(path, (h->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | nofollow);
+  if (fd < 0) {
+    if (nofollow && errno == ELOOP)
+      return amber_error("cannot open heap %s: it is a symbolic link, and the default heap path is never followed; remove "
+                         "the link (amber makes the heap there), or set AMBER_HEAP to the heap file itself",
+                         path);
+    int e = errno;
+    struct stat ps;
+    if (e == EACCES && stat(path, &ps) == 0 && ps.st_uid != geteuid()) {
+      char who[160];
+      amber_heap_owner_text((unsigned)ps.st_uid, (unsigned)ps.st_mode, who, sizeof who);
+      return amber_error("cannot open heap %s: %s; it belongs to %s: use your own heap (unset AMBER_HEAP for the "
+                         "private default)",
+                         path, strerror(e), who);
+    }
+    return amber_error("cannot open heap %s: %s%s", path, strerror(e), e == EACCES ? "; check the file's permissions" : "");
+  }
   h->fd = fd;
   if ((flags & AMBER_OPEN_LOCK) && flock(fd, LOCK_EX | LOCK_NB) != 0) {
     amber_error("heap %s is in use by another process; stop it first (one process opens a heap at a time)", path);
@@ -219,6 +232,11 @@ int amber_heap_open_file(const char *path, int flags, struct amber_heap *h) {
     amber_error("%s is not a regular file; AMBER_HEAP must name a heap file", path);
     return fail(h);
   }
+  h->owner_uid = (unsigned)sb.st_uid;
+  h->mode = (unsigned)sb.st_mode & 07777;
+  /* Before any byte of it is read: the header of a heap someone else can
+   * write is already theirs. */
+  if ((flags & AMBER_OPEN_OWNED) && amber_heap_check_owner(path, &sb) != 0) return fail(h);
   struct amber_header hd;
   memset(&hd, 0, sizeof hd);
   ssize_t r = pread(fd, &hd, sizeof hd, 0);

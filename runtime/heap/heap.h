@@ -32,6 +32,7 @@ struct amber_heap {
   char *engine_area;             /* mapping of the engine's area (or NULL) */
   int private_map;               /* AMBER_OPEN_PRIVATE: copy-on-write mappings */
   int creating;                  /* amber_heap_create's: the file has no name yet */
+  unsigned owner_uid, mode;      /* the file's owner and permissions at open */
   const struct amber_engine *engine;
   /* Set by an engine's recover when the heap needed recovery (for an engine
    * whose status-page state word does not tell: the tool's "pending"). */
@@ -43,6 +44,8 @@ struct amber_create_args {
   uint64_t base;
   uint32_t engine;
   int reserve; /* give the file all its blocks now (AMBER_HEAP_RESERVE) */
+  unsigned mode; /* the new file's exact permissions (AMBER_HEAP_MODE); 0:
+                    AMBER_HEAP_DEFAULT_MODE, the umask applying */
 };
 
 enum {
@@ -53,6 +56,10 @@ enum {
                              the read-only file (recovery on a private copy) */
   AMBER_OPEN_WINDOW_READ = 16, /* with AT_BASE: the canonical window is
                                   readable (AMBER_STRICT=0), not PROT_NONE */
+  AMBER_OPEN_NOFOLLOW = 32, /* a symbolic link at the path is refused (the
+                               default heap path) */
+  AMBER_OPEN_OWNED = 64,  /* refuse a heap that is not this user's alone
+                             (heap/owner.h); all but AMBER_HEAP_SHARED=1 */
 };
 
 /* Creates a heap file atomically (it appears complete or not at all), with
@@ -95,8 +102,5 @@ void amber_heap_set_clean(struct amber_heap *h, int clean);
 static inline struct amber_data_header *amber_heap_dh(const struct amber_heap *h) {
   return (struct amber_data_header *)h->data;
 }
-
-/* Default heap path for this program: /dev/shm/amber-<program>.heap. */
-void amber_heap_default_path(char *buf, size_t len);
 
 #endif

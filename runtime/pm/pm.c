@@ -108,10 +108,10 @@ static void emulation_check(void) {
   fence_ns = amber_opt.pm_fence_ns;
   if (write_ns > AMBER_PM_DELAY_MAX_NS)
     amber_fatal("AMBER_PM_WRITE_NS=%s is more than %u ns; use a delay per cache line in nanoseconds, e.g. 140 (STT-RAM) "
-                "or 340 (PCM)", getenv("AMBER_PM_WRITE_NS"), AMBER_PM_DELAY_MAX_NS);
+                "or 340 (PCM)", secure_getenv("AMBER_PM_WRITE_NS"), AMBER_PM_DELAY_MAX_NS);
   if (fence_ns > AMBER_PM_DELAY_MAX_NS)
     amber_fatal("AMBER_PM_FENCE_NS=%s is more than %u ns; use a delay per fence in nanoseconds, e.g. 200 (STT-RAM) "
-                "or 500 (PCM)", getenv("AMBER_PM_FENCE_NS"), AMBER_PM_DELAY_MAX_NS);
+                "or 500 (PCM)", secure_getenv("AMBER_PM_FENCE_NS"), AMBER_PM_DELAY_MAX_NS);
 }
 
 /* Once the mode is known. */

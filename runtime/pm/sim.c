@@ -427,7 +427,7 @@ void amber_sim_attach(const char *path, uint64_t file_size, const struct amber_p
      * never a short one. */
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", amber_opt.sim_durable, (int)getpid());
-    durable_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    durable_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (durable_fd < 0 || pwrite(durable_fd, m->durable, m->file_size, 0) != (ssize_t)m->file_size ||
         rename(tmp, amber_opt.sim_durable) != 0)
       amber_fatal("cannot write the simulator's durable image AMBER_SIM_DURABLE=%s; check the directory", amber_opt.sim_durable);

@@ -96,7 +96,11 @@ static void pwrite_all(int fd, const void *buf, size_t len, uint64_t off, const 
  * stores (eADR: the first `global` stores in store order, prefix NULL). */
 static void write_image(const char *path, const uint32_t *prefix, const struct sim_store *const *order, uint64_t global) {
   struct sim_model *m = &amber_sim;
-  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* A heap's copy: 0600 like the heap, and a new file of this process's
+   * own, never one planted at its name (the default directory, /dev/shm, is
+   * everyone's; in a sticky directory unlink removes only our own file). */
+  unlink(path);
+  int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) die("cannot create crash image %s: %s; set AMBER_SIM_DIR to a writable directory", path, strerror(errno));
   if (ftruncate(fd, (off_t)m->file_size) != 0) die("cannot size crash image %s: %s", path, strerror(errno));
   for (size_t i = 0; i < nnonzero; i++)
@@ -377,7 +381,7 @@ void amber_sim_point(uint64_t n) {
   struct point pt;
   memset(&pt, 0, sizeof pt);
   pt.n = n;
-  const char *dir = amber_opt.sim_dir[0] ? amber_opt.sim_dir : getenv("TMPDIR");
+  const char *dir = amber_opt.sim_dir[0] ? amber_opt.sim_dir : secure_getenv("TMPDIR");
   snprintf(pt.dir, sizeof pt.dir, "%s", dir && dir[0] ? dir : "/dev/shm");
   pt.keep = amber_opt.sim_keep || !amber_opt.sim_check[0];
   pt.cap = xmalloc(sizeof *pt.cap);

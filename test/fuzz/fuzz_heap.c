@@ -44,7 +44,11 @@
  *      recovery (on the private mapping) and the recovered-state check;
  *   2. opens it as a program does (AMBER_OPEN_WRITE; not at the fixed base),
  *      attaches the ORDO clock, recovers, marks it dirty, validates the page
- *      table and builds the allocator's indexes, as init.c does;
+ *      table and builds the allocator's indexes, as init.c does.  Without
+ *      AMBER_OPEN_OWNED: this is the open of a heap someone else crafted
+ *      that the user let in with AMBER_HEAP_SHARED=1 (issue [1c/7] part 5),
+ *      where only the structural checks stand between the file and the
+ *      program;
  *   3. checks the file the program left, as step 1.
  * Oracle: no crash, sanitizer report, hang, exit or amber_fatal (this file
  * replaces diag.c: amber_fatal aborts); every refusal printed an error; the
@@ -201,7 +205,7 @@ static void load_bases(void) {
   const char *dir = getenv("TMPDIR");
   snprintf(tmp, sizeof tmp, "%s/amber-fuzz-%d.heap", dir && *dir ? dir : "/tmp", (int)getpid());
   unlink(tmp);
-  struct amber_create_args a = {AMBER_MIN_DATA, 0x600000000000ull, AMBER_ENGINE_ROMULUS, 0};
+  struct amber_create_args a = {AMBER_MIN_DATA, 0x600000000000ull, AMBER_ENGINE_ROMULUS, 0, 0};
   if (amber_engine_heap_create(tmp, &a) != 0) {
     fprintf(stderr, "fuzz_heap: cannot create a fresh heap at %s\n", tmp);
     abort();

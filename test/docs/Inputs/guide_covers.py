@@ -25,7 +25,7 @@ for code in re.findall(r"^  ([0-9])  ", status, re.M):
         bad.append("exit status %s is not in the guide's table" % code)
 for topic in ("isolation", "irrevocable", "outside regions", "roots", "heap sizing", "recovery", "power loss",
               "kill -9", "/dev/shm", "DAX", "AMBER_PM=msync", "AMBER_PM=auto", "AMBER_PM_POWER_LOSS_OK",
-              "romulus"):
+              "romulus", "Security", "AMBER_HEAP_SHARED", "AMBER_HEAP_MODE", "set-user-ID"):
     if topic.lower() not in guide.lower():
         bad.append("topic '%s' is not in the guide" % topic)
 if bad:

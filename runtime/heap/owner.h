@@ -1,0 +1,40 @@
+/* Whose a heap is: its private default location, the mode of a new heap,
+ * and the check that a heap opened for writing belongs to this user alone
+ * (docs/guide.md, Security). */
+#ifndef AMBER_HEAP_OWNER_H
+#define AMBER_HEAP_OWNER_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+/* The default heaps of user U live in AMBER_HEAP_DEFAULT_ROOT/amber-U/. */
+#define AMBER_HEAP_DEFAULT_ROOT "/dev/shm"
+/* Mode of a new heap when AMBER_HEAP_MODE is not set (the umask applies). */
+#define AMBER_HEAP_DEFAULT_MODE 0600
+
+/* The default heap path of this program and effective user,
+ * AMBER_HEAP_DEFAULT_ROOT/amber-<uid>/<program>.heap.  Makes the directory
+ * (mode 0700) when missing and checks that it is a directory (not a link)
+ * of this user that group and others cannot write.  Returns 0, or -1 after
+ * an amber: error: saying what is wrong and how to fix it. */
+int amber_heap_default_path(char *buf, size_t len);
+
+/* For a heap opened for writing (sb: its fstat): refuses, with an amber:
+ * error: naming the file, its owner and mode, a heap another user owns,
+ * one group or others can write, and one whose directory someone else can
+ * replace it in (another user's, or writable by others without the sticky
+ * bit).  Returns 0 or -1. */
+int amber_heap_check_owner(const char *path, const struct stat *sb);
+
+/* The directory half of amber_heap_check_owner, for a heap about to be
+ * created there.  Returns 0 or -1. */
+int amber_heap_check_dir(const char *path);
+
+/* "uid U (name), mode 0NNN" (the name when the user database has one). */
+void amber_heap_owner_text(unsigned uid, unsigned mode, char *buf, size_t len);
+
+/* Parses AMBER_HEAP_MODE's value (octal permissions with owner read and
+ * write, at most 0777).  Returns 0, or -1 after an amber: error:. */
+int amber_heap_mode_parse(const char *s, unsigned *mode);
+
+#endif
