@@ -40,7 +40,7 @@ struct mv_copy {
   struct mv_ctl *ctl;      /* the block's control header */
   struct mv_thread *owner; /* the ring it lives in (immutable) */
   uint32_t unlinked;       /* atomic: removed from its chain and, if written back, fenced */
-  uint32_t pad;
+  uint32_t ring;           /* owner's OLog ring, where this version's commit record is (immutable) */
   uint32_t lo, hi;         /* the bytes [lo, hi) of the block this transaction stored (its OLog range) */
   uint64_t reserved[2];
   char data[];             /* the block, at offset 64 */
@@ -94,6 +94,12 @@ struct mv_thread {
   uint64_t head, tail, txstart; /* ring positions (monotonic); [txstart, head) = the running transaction's copies */
   uint64_t local;               /* local-ts */
   uint64_t maxseen;             /* largest cts read or overwritten (LATEST mode) */
+  /* The running transaction's dependency on another ring: the largest cts
+   * of a version another thread committed that it read or overwrote, and
+   * that version's ring (its OLog record's ring: docs/engines/mvcc.md,
+   * "Cross-ring dependencies"); dep 0: none. */
+  uint64_t dep;
+  uint32_t dep_ring;
   int mode;                     /* enum mv_mode */
   int in_tx;
   uint64_t *rs;                 /* read set (block indexes), SER and LIN */
@@ -179,7 +185,7 @@ extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 5u
+#define MV_AREA_VERSION 6u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -229,12 +235,14 @@ struct mv_rec {
   uint32_t magic, len;  /* len: bytes of the record, a multiple of 8 */
   uint64_t seq;         /* the ring's record number */
   uint64_t cts, local;  /* commit and local timestamps */
+  uint64_t dep;         /* the largest cts of another ring's version it read or overwrote (0: none) */
   uint32_t nranges;     /* MV_REC_VALUES: ranges that follow */
   uint16_t kind;        /* MV_REC_VALUES or MV_REC_OP */
-  uint16_t pad;
+  uint16_t dep_ring;    /* the ring of that version's record (at most 4096 rings) */
   uint32_t reserved;    /* MV_REC_OP: bytes of the input stream */
   uint32_t crc;         /* crc32c of the record with this field left out */
 };
+_Static_assert(sizeof(struct mv_rec) == 56, "an OLog record's header is 56 bytes (docs/format.md)");
 /* An MV_REC_OP record's body: the region's op id (u64), then its input
  * stream (runtime/tx/op.h), padded to 8. */
 static inline uint64_t mv_op_rec_size(size_t inputs) { return sizeof(struct mv_rec) + 8 + ((inputs + 7u) & ~(uint64_t)7u); }

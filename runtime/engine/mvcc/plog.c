@@ -255,8 +255,9 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_i
   r->len = (uint32_t)n;
   r->cts = cts;
   r->local = m->local;
+  r->dep = m->dep;
+  r->dep_ring = (uint16_t)m->dep_ring;
   r->nranges = 0;
-  r->pad = 0;
   r->reserved = 0;
   if (in) op_body(r, op_id, in, nin);
   else values_body(m, r);

@@ -46,7 +46,6 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
   if (m->ring == MAP_FAILED)
     amber_fatal("mvcc: cannot map a TLog of %llu bytes for a new thread; lower AMBER_MVCC_TLOG",
                 (unsigned long long)(m->nslots * m->slot_size));
-  for (uint64_t i = 0; i < m->nslots; i++) mv_slot(m, i)->owner = m;
   m->oq = mmap(NULL, mv_oq_n() * sizeof *m->oq, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m->oq == MAP_FAILED) amber_fatal("mvcc: out of memory for thread state");
   /* A thread state is never freed (a new thread reuses an ended one's), so
@@ -56,6 +55,10 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
     amber_fatal("more than %u threads ran transactions at once on heap %s, more than its OLog rings; create the heap with a "
                 "larger AMBER_MVCC_THREADS",
                 mv.max_threads, mv.heap->path);
+  for (uint64_t i = 0; i < m->nslots; i++) {
+    mv_slot(m, i)->owner = m;
+    mv_slot(m, i)->ring = m->ring_id;
+  }
   mv_ring_read_tail(m->ring_id, &m->otail, &m->oseq_tail, NULL, NULL);
   m->ohead = m->otail; /* open emptied every ring */
   if (amber_op_capturing() && amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());

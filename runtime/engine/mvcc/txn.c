@@ -102,6 +102,7 @@ void mv_begin(struct amber_thread *t) {
   m->txstart = m->head;
   m->nrs = 0;
   m->maxseen = 0;
+  m->dep = 0;
 }
 
 static void end_tx(struct mv_thread *m) {
@@ -114,6 +115,19 @@ static inline void check_doomed(struct amber_thread *t, struct mv_thread *m) {
   /* An AMBER_PERSISTENT region wants a block this transaction holds. */
   if (__builtin_expect(MV_STATE(__atomic_load_n(&m->cell, __ATOMIC_RELAXED)) == MV_DOOMED, 0))
     mv_restart(t, m, AMBER_ABORT_CONFLICT, 1);
+}
+
+/* The transaction read or overwrites version v.  One written by another
+ * thread is a dependency on a record of another OLog ring: the largest one
+ * goes into this transaction's record, so that recovery can tell that
+ * record's loss from a crash (docs/engines/mvcc.md, "Cross-ring
+ * dependencies").  Own versions need nothing: the ring's own sequence
+ * shows a lost earlier record of it. */
+static inline void note_dep(struct mv_thread *m, const struct mv_copy *v) {
+  if (v->owner != m && v->cts > m->dep) {
+    m->dep = v->cts;
+    m->dep_ring = v->ring;
+  }
 }
 
 /* The version of block `blk` this transaction reads. */
@@ -135,10 +149,14 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
   for (struct mv_copy *v = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE); v; v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE)) {
     if (m->mode == MV_LATEST) {
       if (v->cts > m->maxseen) m->maxseen = v->cts;
+      note_dep(m, v);
       return v->data;
     }
     /* Uncertain counts as "not older". */
-    if (amber_ordo_cmp_time(v->cts, m->local) < 0) return v->data;
+    if (amber_ordo_cmp_time(v->cts, m->local) < 0) {
+      note_dep(m, v);
+      return v->data;
+    }
     if (m->mode == MV_LIN) mv_restart(t, m, AMBER_ABORT_FUTURE, 0);
   }
   /* Every version older than the chain's oldest was checkpointed before it
@@ -299,6 +317,7 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
       } else if (h && h->cts > m->maxseen) {
         m->maxseen = h->cts;
       }
+      if (h) note_dep(m, h);
       const char *k = h ? NULL : __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE);
       memcpy(x->data, h ? h->data : k ? k : mv.base + (blk << mv.shift), mv.block);
     }

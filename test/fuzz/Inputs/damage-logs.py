@@ -2,7 +2,7 @@
 """Damage to the logs of dirty mvcc heaps (issue [1/7] part 4).
 
 usage: damage-logs.py --amber AMBER --lib LIBAMBER --work DIR [--full] [--jobs N]
-                      [--list N] COUNTERS
+                      [--list N] [--layout N] COUNTERS
 
 COUNTERS is test/fuzz/Inputs/counters.c built with amber-cc.  Base images:
 `counters run N T kill` with T = 1 and 2 threads, N = 30 (every record
@@ -30,7 +30,11 @@ own `counters check`, each under a timeout):
     acknowledged, docs/engines/mvcc.md): the program runs, its check
     passes, and the ring's thread lost at most that one transaction;
   * torn-tail+: the same, but transactions of other rings that depended
-    on that record were replayed without it (a known limit: listed);
+    on that record were replayed without it (listed).  Since layout 7 a
+    record names the newest version of another ring it read or overwrote
+    (docs/engines/mvcc.md, "Cross-ring dependencies"), so recovery refuses
+    such a heap instead: these cases are refused, and their messages are
+    listed as LAST-REFUSED;
   * silently accepted: anything else (lost or wrong data accepted, amber
     check passing a heap the program refuses, a refusal that wrote the
     file, a crash, a hang).  Must be 0; the script exits 1 otherwise.
@@ -52,11 +56,13 @@ ap.add_argument("--list", type=int, default=20)
 ap.add_argument("--timeout", type=int, default=60)
 ap.add_argument("--only", default="record,clog,ringhdr,cloghdr")
 ap.add_argument("--by-threads", action="store_true", help="one row per class, mode and thread count")
-ap.add_argument("--old-layout", action="store_true", help="the heap layout before issue [1/7] part 4 (to reproduce on an older build)")
+ap.add_argument("--old-layout", action="store_true", help="the heap layout before issue [1/7] part 4 (= --layout 5)")
+ap.add_argument("--layout", type=int, default=7, help="the builds' heap layout version, 5 to 7 (to reproduce on an older build)")
 ap.add_argument("program")
 o = ap.parse_args()
 only = set(o.only.split(","))
-mvheap.OLD = o.old_layout
+mvheap.LAYOUT = 5 if o.old_layout else o.layout
+REC_HDR = (mvheap.REC if mvheap.LAYOUT >= 7 else mvheap.REC6).size  # a record's header: its body follows
 
 work = os.path.abspath(o.work)
 if os.path.exists(work):
@@ -126,9 +132,9 @@ for b in bases:
         for i in b.rings:
             recs = h.records(i)
             for k in pick(len(recs)):
-                at, ln, seq, cts, kind = recs[k]
+                at, ln, seq, cts, kind = recs[k][:5]
                 last = i if k == len(recs) - 1 else None
-                for where, off in (("header", 8 + seq % 8), ("body", 48 + (seq * 13) % max(ln - 48, 1))):
+                for where, off in (("header", 8 + seq % 8), ("body", REC_HDR + (seq * 13) % max(ln - REC_HDR, 1))):
                     cases.append(("record", b, "ring %d record %d/%d (seq %d, %s) %s byte %d" %
                                   (i, k + 1, len(recs), seq, "ops" if kind == 2 else "values", where, off), at + off,
                                   1 << (seq % 8), last))
@@ -188,6 +194,9 @@ def one(idx, case):
             why.append("the program refused the heap but changed the file")
         else:
             outcome = "refused"
+            if last is not None:
+                msg = [l for l in perr.splitlines() if l.startswith("amber: error:")]
+                why_last.append(msg[0] if msg else perr.strip()[-300:])
             if not detected:
                 why.append("amber check passed a heap the program refuses: %s" % perr.strip()[-300:])
     else:
@@ -234,6 +243,8 @@ for cls in ("record", "clog", "ringhdr", "cloghdr"):
                                                                         n["torn-tail"], n["torn-tail+"], n["silent"]))
 print("damage-logs: %d cases, %d refused, %d detected, %d intact, %d torn-tail, %d torn-tail+, %d silently accepted" %
       (tot["cases"], tot["refused"], tot["detected"], tot["intact"], tot["torn-tail"], tot["torn-tail+"], tot["silent"]))
+for r in [r for r in results if r[3] == "refused" and r[5]][:o.list]:
+    print("LAST-REFUSED: %s: %s: %s" % (r[1].name, r[2], "; ".join(r[5])))
 for r in [r for r in results if r[3] == "torn-tail+"][:o.list]:
     print("TORN-TAIL+: %s: %s: %s" % (r[1].name, r[2], "; ".join(r[5])))
 for r in [r for r in results if r[3] == "silent"][:o.list]:

@@ -7,14 +7,18 @@ HDR = struct.Struct("<8sIIQ16sQQQQQQQII")
 AREA = struct.Struct("<8sIIIIQQQQQQII")
 RING_HDR = struct.Struct("<QQQQII")   # magic tail seq c pad crc
 CLOG_HDR = struct.Struct("<QQQQQII")  # magic gen c tail head pad crc
-REC = struct.Struct("<IIQQQIHHII")    # magic len seq cts local nranges kind pad inputs crc
+# magic len seq cts local dep nranges kind dep_ring inputs crc (layout 7)
+REC = struct.Struct("<IIQQQQIHHII")
+# magic len seq cts local nranges kind pad inputs crc (layouts 5 and 6)
+REC6 = struct.Struct("<IIQQQIHHII")
 CKPT = struct.Struct("<IIQQQ")        # magic crc seq blk cts
 RING_MAGIC, CLOG_MAGIC = 0x474E4952474F4C4F, 0x474E4952474F4C43
 REC_MAGIC, PAD_MAGIC, CKPT_MAGIC = 0x31474C4F, 0x44415050, 0x31504B43
 PAGE = 4096
-# Layout 5 (before the ring headers' c and the CLog header's head), for
-# reproducing the damage on an older build: set by the caller.
-OLD = False
+# The heap layout version (docs/format.md), for reproducing the damage on
+# an older build: set by the caller.  5: before the ring headers' c and the
+# CLog header's head; 6: before the records' dependency (dep, dep_ring).
+LAYOUT = 7
 
 
 def crc32c(data, crc=0):
@@ -45,7 +49,7 @@ class Heap:
         out = []
         for w in range(2):
             at = self.slot(i) + 64 * w
-            if OLD:
+            if LAYOUT <= 5:
                 m, tail, seq, _pad, crc = struct.unpack_from("<QQQII", self.b, at)
                 out.append((at, tail, seq, 0, m == RING_MAGIC and crc == crc32c(self.b[at:at + 28])))
                 continue
@@ -59,7 +63,8 @@ class Heap:
         return max(hs, key=lambda h: h[1]) if hs else None
 
     def records(self, i):
-        """The live records of ring i: [(file offset, len, seq, cts, kind)]."""
+        """The live records of ring i: [(file offset, len, seq, cts, kind,
+        dep, dep_ring)] (dep 0 before layout 7)."""
         cur = self.current_ring_header(i)
         if not cur:
             return []
@@ -68,18 +73,21 @@ class Heap:
         out = []
         while True:
             off = pos % self.olog
-            if self.olog - off < REC.size:
+            rec = REC if LAYOUT >= 7 else REC6
+            if self.olog - off < rec.size:
                 pos += self.olog - off
                 off = 0
-            f = REC.unpack_from(self.b, ring + off)
+            f = rec.unpack_from(self.b, ring + off)
+            if rec is REC6:  # no dep, dep_ring
+                f = f[:5] + (0,) + f[5:7] + (0,) + f[8:]
             magic, ln, s = f[0], f[1], f[2]
-            if magic not in (REC_MAGIC, PAD_MAGIC) or s != seq or ln < REC.size or ln % 8 or ln > self.olog - off:
+            if magic not in (REC_MAGIC, PAD_MAGIC) or s != seq or ln < rec.size or ln % 8 or ln > self.olog - off:
                 break
             body = self.b[ring + off:ring + off + ln]
-            if crc32c(body[48:], crc32c(body[:44])) != f[9]:
+            if crc32c(body[rec.size:], crc32c(body[:rec.size - 4])) != f[10]:
                 break
             if magic == REC_MAGIC:
-                out.append((ring + off, ln, s, f[3], f[6]))
+                out.append((ring + off, ln, s, f[3], f[7], f[5], f[8]))
             pos += ln
             seq += 1
         return out
@@ -88,7 +96,7 @@ class Heap:
         best = None
         for w in range(2):
             at = self.engine_off + self.clog_off + 64 * w
-            if OLD:
+            if LAYOUT <= 5:
                 m, gen, c, tail, _pad, crc = struct.unpack_from("<QQQQII", self.b, at)
                 f = (m, gen, c, tail, None)
                 ok = m == CLOG_MAGIC and crc == crc32c(self.b[at:at + 36])
