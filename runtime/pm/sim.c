@@ -14,6 +14,7 @@
 
 #include "base/diag.h"
 #include "base/options.h"
+#include "msync.h"
 
 #define LINE 64u
 #define PAGE 4096u
@@ -49,6 +50,7 @@ struct sim_thread {
   uint32_t tid;
   struct flush_rec *f;
   size_t n, cap;
+  uint64_t recorded; /* AMBER_SIM_MSYNC: lines handed to the msync backend since this thread's last fence */
 };
 static __thread struct sim_thread *me;
 
@@ -306,6 +308,11 @@ void amber_sim_flush(const void *addr, size_t len) {
         }
         l->flushed_seq = newest;
         l->flushed_tid = t->tid;
+        if (amber_opt.sim_msync) { /* made durable by the group commit's sync step (msync_sync) */
+          amber_msync_record(idx, idx + 1, newest);
+          t->recorded++;
+          continue;
+        }
         if (t->n == t->cap) {
           t->cap = t->cap ? t->cap * 2 : 64;
           t->f = xrealloc(t->f, t->cap * sizeof *t->f);
@@ -322,7 +329,8 @@ void amber_sim_fence(void) {
   event();
   if (attached) {
     struct sim_thread *t = self();
-    if (t->n == 0) lint.empty_fence++;
+    if (t->n == 0 && t->recorded == 0) lint.empty_fence++;
+    t->recorded = 0;
     for (size_t i = 0; i < t->n; i++) {
       struct sim_line *l = line_of(t->f[i].idx, 0);
       if (l) make_durable(l, t->f[i].seq);
@@ -330,6 +338,21 @@ void amber_sim_fence(void) {
     t->n = 0;
   }
   pthread_mutex_unlock(&lock);
+}
+
+/* AMBER_SIM_MSYNC: the msync backend's sync step in the model.  Each range
+ * is one line and the newest store its flush covered: those stores become
+ * durable, and no more (the real msync may write later stores too, which
+ * the model's images already allow). */
+static unsigned msync_sync(const struct amber_msync_range *r, size_t n) {
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < n; i++)
+    for (uintptr_t idx = r[i].start; idx < r[i].end; idx++) {
+      struct sim_line *l = line_of(idx, 0);
+      if (l) make_durable(l, r[i].tag);
+    }
+  pthread_mutex_unlock(&lock);
+  return 1;
 }
 
 void amber_pm_sim_wrote(const void *addr, size_t len) {
@@ -400,6 +423,9 @@ void amber_sim_init(void) {
   if (amber_opt.sim_walk && amber_opt.crash_at)
     amber_fatal("AMBER_SIM_WALK=1 and AMBER_CRASH_AT=%llu both choose crash points; set only one",
                 (unsigned long long)amber_opt.crash_at);
+  if (amber_opt.sim_msync && amber_opt.sim_eadr)
+    amber_fatal("AMBER_SIM_MSYNC=1 and AMBER_SIM_EADR=1 model two different media (a file synced by msync, durable "
+                "caches); set only one");
   atexit(report);
 }
 
@@ -434,4 +460,5 @@ void amber_sim_attach(const char *path, uint64_t file_size, const struct amber_p
   }
   attached = 1;
   pthread_mutex_unlock(&lock);
+  if (amber_opt.sim_msync) amber_msync_attach_fn(msync_sync);
 }
