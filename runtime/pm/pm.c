@@ -227,7 +227,11 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   else event();
   amber_pm_counters()->fences[cat]++;
   if (mode == AMBER_PM_MODE_PMEM) pmem_drain();
-  else if (mode == AMBER_PM_MODE_MSYNC || (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync)) amber_msync_fence();
+  else if (mode == AMBER_PM_MODE_MSYNC) amber_msync_fence();
+  else if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync) {
+    amber_msync_fence();
+    amber_sim_fence_done();
+  }
   if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
 }
 

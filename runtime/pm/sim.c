@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,7 +51,6 @@ struct sim_thread {
   uint32_t tid;
   struct flush_rec *f;
   size_t n, cap;
-  uint64_t recorded; /* AMBER_SIM_MSYNC: lines handed to the msync backend since this thread's last fence */
 };
 static __thread struct sim_thread *me;
 
@@ -308,11 +308,9 @@ void amber_sim_flush(const void *addr, size_t len) {
         }
         l->flushed_seq = newest;
         l->flushed_tid = t->tid;
-        if (amber_opt.sim_msync) { /* made durable by the group commit's sync step (msync_sync) */
-          amber_msync_record(idx, idx + 1, newest);
-          t->recorded++;
-          continue;
-        }
+        /* AMBER_SIM_MSYNC: made durable by the group commit's sync step
+         * (msync_sync); t->f is then what amber_sim_fence_done checks. */
+        if (amber_opt.sim_msync) amber_msync_record(idx, idx + 1, newest);
         if (t->n == t->cap) {
           t->cap = t->cap ? t->cap * 2 : 64;
           t->f = xrealloc(t->f, t->cap * sizeof *t->f);
@@ -329,8 +327,11 @@ void amber_sim_fence(void) {
   event();
   if (attached) {
     struct sim_thread *t = self();
-    if (t->n == 0 && t->recorded == 0) lint.empty_fence++;
-    t->recorded = 0;
+    if (t->n == 0) lint.empty_fence++;
+    if (amber_opt.sim_msync) { /* durable through the group commit (amber_pm_fence_at) */
+      pthread_mutex_unlock(&lock);
+      return;
+    }
     for (size_t i = 0; i < t->n; i++) {
       struct sim_line *l = line_of(t->f[i].idx, 0);
       if (l) make_durable(l, t->f[i].seq);
@@ -345,6 +346,10 @@ void amber_sim_fence(void) {
  * durable, and no more (the real msync may write later stores too, which
  * the model's images already allow). */
 static unsigned msync_sync(const struct amber_msync_range *r, size_t n) {
+  /* A real sync takes a while, and fences that arrive meanwhile group
+   * behind it: yield, so a multi-threaded run under the simulator takes
+   * that path too (the soak's --sim --msync), not only the leader's. */
+  sched_yield();
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < n; i++)
     for (uintptr_t idx = r[i].start; idx < r[i].end; idx++) {
@@ -353,6 +358,23 @@ static unsigned msync_sync(const struct amber_msync_range *r, size_t n) {
     }
   pthread_mutex_unlock(&lock);
   return 1;
+}
+
+/* AMBER_SIM_MSYNC: this thread's fence returned from the group commit.
+ * Every store its flushes covered must be durable now; one that is not
+ * means the group commit let a fence return before a sync covered it. */
+void amber_sim_fence_done(void) {
+  pthread_mutex_lock(&lock);
+  struct sim_thread *t = self();
+  for (size_t i = 0; i < t->n; i++) {
+    struct sim_line *l = line_of(t->f[i].idx, 0);
+    if (l && l->n && l->st[0].seq <= t->f[i].seq)
+      AMBER_BUG("simulator: a fence returned before the msync backend synced file offset %llu (store %llu, flushed "
+                "by this thread): the group commit broke its ordering (runtime/pm/msync.c)",
+                (unsigned long long)(t->f[i].idx * LINE), (unsigned long long)l->st[0].seq);
+  }
+  t->n = 0;
+  pthread_mutex_unlock(&lock);
 }
 
 void amber_pm_sim_wrote(const void *addr, size_t len) {
