@@ -167,12 +167,17 @@ void amber_msync_fence(void) {
   pthread_mutex_unlock(&lock);
 }
 
-void amber_msync_attach_fn(amber_msync_sync_fn fn) {
-  pthread_mutex_lock(&lock);
-  while (running) pthread_cond_wait(&done_cond, &lock);
+/* With the lock held and no sync running. */
+static void attach_locked(amber_msync_sync_fn fn) {
   sync_fn = fn;
   npending = 0;
   __atomic_store_n(&epoch, (epoch | 1) + 2, __ATOMIC_RELEASE); /* odd, and new */
+}
+
+void amber_msync_attach_fn(amber_msync_sync_fn fn) {
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  attach_locked(fn);
   pthread_mutex_unlock(&lock);
 }
 
@@ -256,8 +261,8 @@ void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *
   memcpy(regions, reg, (size_t)nreg * sizeof *reg);
   nregions = nreg;
   page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+  attach_locked(file_sync);
   pthread_mutex_unlock(&lock);
-  amber_msync_attach_fn(file_sync);
 }
 
 void amber_msync_detach(int fd) {

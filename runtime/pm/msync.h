@@ -50,7 +50,7 @@ void amber_msync_fence(void);
  * only its dirty pages).  Returns the ranges left; more than
  * AMBER_MSYNC_MAX_CALLS means one fdatasync instead. */
 #define AMBER_MSYNC_GAP_PAGES 16
-#define AMBER_MSYNC_MAX_CALLS 2
+#define AMBER_MSYNC_MAX_CALLS 1
 size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
                             uintptr_t page);
 
