@@ -117,6 +117,7 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)fl, (unsigned long long)fe, per(fl, s.update), per(fe, s.update),
             (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored),
             (unsigned long long)wns, (unsigned long long)fns, (unsigned long long)delay);
+    fprintf(f, ", \"syncs\": %llu, \"syncs_per_update_txn\": %.3f", (unsigned long long)s.pm.syncs, per(s.pm.syncs, s.update));
     durability_write(f, 1);
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
@@ -148,6 +149,9 @@ void amber_stats_write(FILE *f, int json) {
   fprintf(f, "  flushes            %llu (%.2f per update txn)\n", (unsigned long long)fl, per(fl, s.update));
   fprintf(f, "  fences             %llu (%.2f per update txn; read-only txns issued %llu, %.2f each)\n", (unsigned long long)fe,
           per(fe, s.update), (unsigned long long)s.ro_fences, per(s.ro_fences, s.readonly));
+  if (s.pm.syncs || amber_pm_mode() == AMBER_PM_MODE_MSYNC)
+    fprintf(f, "  syncs              %llu (%.2f per update txn; msync/fdatasync calls, shared by the fences that met)\n",
+            (unsigned long long)s.pm.syncs, per(s.pm.syncs, s.update));
   for (int i = 0; i < AMBER_PM_NCAT; i++)
     fprintf(f, "    %-12s     flushes %llu, fences %llu\n", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
             (unsigned long long)s.pm.fences[i]);

@@ -175,6 +175,7 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
 }
 
 void amber_heap_unmap(struct amber_heap *h) {
+  if (h->fd >= 0) amber_pm_detach(h->fd); /* before the mappings and fd the backend syncs go */
   amber_heap_fault_untrack(h);
   if (h->meta && h->meta != MAP_FAILED) munmap(h->meta, AMBER_META_SIZE);
   if (h->data && h->data != MAP_FAILED) munmap(h->data, h->hdr.data_size);

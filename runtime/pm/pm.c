@@ -16,6 +16,7 @@
 #include "base/diag.h"
 #include "base/options.h"
 #include "durability.h"
+#include "msync.h"
 #include "ordo/cpu.h"
 #include "sim.h"
 
@@ -98,6 +99,7 @@ void amber_pm_counters_sum(struct amber_pm_counters *out) {
     out->flushed_bytes += __atomic_load_n(&b->c.flushed_bytes, __ATOMIC_RELAXED);
   }
   pthread_mutex_unlock(&blocks_lock);
+  out->syncs = amber_msync_syncs();
 }
 
 static uint64_t ns_to_cycles(uint64_t ns) { return (ns * tsc_khz + 500000) / 1000000; }
@@ -198,9 +200,13 @@ const struct amber_pm_medium *amber_pm_medium(void) { return medium_known ? &med
 int amber_pm_auto(void) { return mode_auto; }
 
 void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
-  (void)fd;
   if (medium_known && !mode_auto) amber_pm_warn_power_loss(path, &medium, mode);
   if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(path, file_size, reg, nreg);
+  if (mode == AMBER_PM_MODE_MSYNC) amber_msync_attach(path, fd, reg, nreg);
+}
+
+void amber_pm_detach(int fd) {
+  if (mode == AMBER_PM_MODE_MSYNC) amber_msync_detach(fd);
 }
 
 enum amber_pm_mode amber_pm_mode(void) { return mode; }
@@ -239,11 +245,9 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
   case AMBER_PM_MODE_PMEM:
     pmem_flush((const void *)a, e - a);
     break;
-  case AMBER_PM_MODE_MSYNC: {
+  case AMBER_PM_MODE_MSYNC: { /* recorded; the fence syncs (msync.c) */
     uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t pa = a & ~(pg - 1);
-    if (msync((void *)pa, e - pa, MS_SYNC) != 0)
-      amber_fatal("msync of the heap failed; the heap file's storage may be failing");
+    amber_msync_record(a & ~(pg - 1), (e + pg - 1) & ~(pg - 1), 0);
     break;
   }
   case AMBER_PM_MODE_NONE:
@@ -264,6 +268,11 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   else event();
   amber_pm_counters()->fences[cat]++;
   if (mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE) pmem_drain();
+  else if (mode == AMBER_PM_MODE_MSYNC) amber_msync_fence();
+  else if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync) {
+    amber_msync_fence();
+    amber_sim_fence_done();
+  }
   if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
 }
 

@@ -48,6 +48,8 @@ struct amber_pm_counters {
   uint64_t flushes[AMBER_PM_NCAT]; /* cache lines written back */
   uint64_t fences[AMBER_PM_NCAT];
   uint64_t flushed_bytes;
+  uint64_t syncs; /* msync/fdatasync calls (AMBER_PM=msync) or model syncs (AMBER_SIM_MSYNC), all
+                     threads: filled by amber_pm_counters_sum only */
 };
 
 /* One mapping of the heap file: `len` bytes at `addr` hold the file's bytes
@@ -79,6 +81,9 @@ int amber_pm_auto(void);
  * cover power loss on the medium gets its one warning.  heap/heap.c says which regions
  * (amber_heap_pm_attach). */
 void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
+/* The heap file open as `fd` is about to close (heap/heap.c,
+ * amber_heap_unmap): a backend that syncs through fd stops using it. */
+void amber_pm_detach(int fd);
 enum amber_pm_mode amber_pm_mode(void);
 const char *amber_pm_mode_name(void);
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "base/diag.h"
 #include "base/options.h"
+#include "msync.h"
 
 #define LINE 64u
 #define PAGE 4096u
@@ -306,6 +308,9 @@ void amber_sim_flush(const void *addr, size_t len) {
         }
         l->flushed_seq = newest;
         l->flushed_tid = t->tid;
+        /* AMBER_SIM_MSYNC: made durable by the group commit's sync step
+         * (msync_sync); t->f is then what amber_sim_fence_done checks. */
+        if (amber_opt.sim_msync) amber_msync_record(idx, idx + 1, newest);
         if (t->n == t->cap) {
           t->cap = t->cap ? t->cap * 2 : 64;
           t->f = xrealloc(t->f, t->cap * sizeof *t->f);
@@ -323,12 +328,52 @@ void amber_sim_fence(void) {
   if (attached) {
     struct sim_thread *t = self();
     if (t->n == 0) lint.empty_fence++;
+    if (amber_opt.sim_msync) { /* durable through the group commit (amber_pm_fence_at) */
+      pthread_mutex_unlock(&lock);
+      return;
+    }
     for (size_t i = 0; i < t->n; i++) {
       struct sim_line *l = line_of(t->f[i].idx, 0);
       if (l) make_durable(l, t->f[i].seq);
     }
     t->n = 0;
   }
+  pthread_mutex_unlock(&lock);
+}
+
+/* AMBER_SIM_MSYNC: the msync backend's sync step in the model.  Each range
+ * is one line and the newest store its flush covered: those stores become
+ * durable, and no more (the real msync may write later stores too, which
+ * the model's images already allow). */
+static unsigned msync_sync(const struct amber_msync_range *r, size_t n) {
+  /* A real sync takes a while, and fences that arrive meanwhile group
+   * behind it: yield, so a multi-threaded run under the simulator takes
+   * that path too (the soak's --sim --msync), not only the leader's. */
+  sched_yield();
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < n; i++)
+    for (uintptr_t idx = r[i].start; idx < r[i].end; idx++) {
+      struct sim_line *l = line_of(idx, 0);
+      if (l) make_durable(l, r[i].tag);
+    }
+  pthread_mutex_unlock(&lock);
+  return 1;
+}
+
+/* AMBER_SIM_MSYNC: this thread's fence returned from the group commit.
+ * Every store its flushes covered must be durable now; one that is not
+ * means the group commit let a fence return before a sync covered it. */
+void amber_sim_fence_done(void) {
+  pthread_mutex_lock(&lock);
+  struct sim_thread *t = self();
+  for (size_t i = 0; i < t->n; i++) {
+    struct sim_line *l = line_of(t->f[i].idx, 0);
+    if (l && l->n && l->st[0].seq <= t->f[i].seq)
+      AMBER_BUG("simulator: a fence returned before the msync backend synced file offset %llu (store %llu, flushed "
+                "by this thread): the group commit broke its ordering (runtime/pm/msync.c)",
+                (unsigned long long)(t->f[i].idx * LINE), (unsigned long long)l->st[0].seq);
+  }
+  t->n = 0;
   pthread_mutex_unlock(&lock);
 }
 
@@ -400,6 +445,9 @@ void amber_sim_init(void) {
   if (amber_opt.sim_walk && amber_opt.crash_at)
     amber_fatal("AMBER_SIM_WALK=1 and AMBER_CRASH_AT=%llu both choose crash points; set only one",
                 (unsigned long long)amber_opt.crash_at);
+  if (amber_opt.sim_msync && amber_opt.sim_eadr)
+    amber_fatal("AMBER_SIM_MSYNC=1 and AMBER_SIM_EADR=1 model two different media (a file synced by msync, durable "
+                "caches); set only one");
   atexit(report);
 }
 
@@ -434,4 +482,5 @@ void amber_sim_attach(const char *path, uint64_t file_size, const struct amber_p
   }
   attached = 1;
   pthread_mutex_unlock(&lock);
+  if (amber_opt.sim_msync) amber_msync_attach_fn(msync_sync);
 }

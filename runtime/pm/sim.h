@@ -50,6 +50,8 @@ void amber_sim_init(void);
 void amber_sim_attach(const char *path, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
 void amber_sim_flush(const void *addr, size_t len);
 void amber_sim_fence(void);
+/* AMBER_SIM_MSYNC: after the fence's group commit (msync.c) returned. */
+void amber_sim_fence_done(void);
 /* One line to stdout with one write(2), so lines of the program, of walk
  * children and of checkers never interleave mid-line. */
 void amber_sim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

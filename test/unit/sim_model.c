@@ -10,6 +10,13 @@
 // RUN: env AMBER_PM=sim AMBER_SIM_DIR=%t.d %t threads | FileCheck %s --check-prefix=THREADS
 // THREADS: amber-sim: images 1 2 2 exhaustive
 // THREADS: amber-sim: images 2 1 1 exhaustive
+// The msync backend's model (AMBER_SIM_MSYNC=1): the same per-line prefixes
+// and per-thread fences, durability through the backend's group commit.
+// RUN: env AMBER_PM=sim AMBER_SIM_MSYNC=1 AMBER_SIM_DIR=%t.d %t prefix | FileCheck %s --check-prefix=PREFIX
+// RUN: env AMBER_PM=sim AMBER_SIM_MSYNC=1 AMBER_SIM_DIR=%t.d %t threads | FileCheck %s --check-prefix=THREADS
+// RUN: env AMBER_PM=sim AMBER_SIM_MSYNC=1 AMBER_SIM_DIR=%t.d %t lint | FileCheck %s --check-prefix=LINT
+// RUN: not env AMBER_PM=sim AMBER_SIM_MSYNC=1 AMBER_SIM_EADR=1 %t prefix 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: amber: error: AMBER_SIM_MSYNC=1 and AMBER_SIM_EADR=1 model two different media
 // RUN: env AMBER_PM=sim AMBER_SIM_DIR=%t.d AMBER_SIM_EADR=1 %t eadr | FileCheck %s --check-prefix=EADR
 // EADR: amber-sim: images 99 4 4 eadr
 // RUN: env AMBER_PM=sim AMBER_SIM_DIR=%t.d %t untracked | FileCheck %s --check-prefix=UNTRACKED

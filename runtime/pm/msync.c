@@ -1,0 +1,291 @@
+/* The msync backend: per-thread dirty ranges recorded at flushes, made
+ * durable at fences by group commit (one leader syncs every waiting
+ * thread's ranges at once).  msync.h states the interface,
+ * docs/engines/msync.md the contract and the ordering argument. */
+#include "msync.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/diag.h"
+
+/* ---- the group commit ----
+ *
+ * Ordering argument (docs/engines/msync.md, "Why a fence's ranges are
+ * durable when it returns"):
+ *
+ *   A fence appends its thread's ranges to `pending` and reads `want =
+ *   started + 1` in one critical section.  A sync takes `pending` and
+ *   increments `started` in one critical section, so the sync numbered
+ *   `want` is the first to start after the append and takes every range
+ *   appended before it, the fence's included.  Syncs run one at a time and
+ *   complete in number order (`running`), so `completed >= want` means sync
+ *   `want` has completed.  The fence returns only then.
+ *
+ * Invariant: pending holds exactly the ranges of fences that have not
+ * returned and whose sync has not started; spare is the leader's while
+ * running is 1 and empty otherwise. */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t started, completed; /* syncs numbered from 1 */
+static int running;
+static unsigned waiting;
+static struct amber_msync_range *pending, *spare;
+static size_t npending, cap_pending, cap_spare;
+static amber_msync_sync_fn sync_fn; /* NULL: not attached */
+/* Odd while attached; each attach and detach changes it, so a range
+ * recorded for one heap is never synced against another. */
+static uint64_t epoch;
+static uint64_t syncs; /* atomic */
+
+struct msync_thread {
+  struct amber_msync_range *r;
+  size_t n, cap;
+  uint64_t epoch;
+};
+static __thread struct msync_thread *me;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *arg) {
+  struct msync_thread *t = arg;
+  me = NULL;
+  free(t->r);
+  free(t);
+}
+
+static void make_exit_key(void) {
+  if (pthread_key_create(&exit_key, thread_exit) != 0) amber_fatal("cannot create a thread-exit key");
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return p;
+  size_t c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  p = realloc(p, c * size);
+  if (!p) amber_fatal("out of memory for the msync backend's dirty ranges");
+  *cap = c;
+  return p;
+}
+
+static struct msync_thread *self(void) {
+  if (__builtin_expect(me != NULL, 1)) return me;
+  pthread_once(&exit_key_once, make_exit_key);
+  struct msync_thread *t = calloc(1, sizeof *t);
+  if (!t) amber_fatal("out of memory for the msync backend's dirty ranges");
+  me = t;
+  pthread_setspecific(exit_key, t);
+  return t;
+}
+
+uint64_t amber_msync_syncs(void) { return __atomic_load_n(&syncs, __ATOMIC_RELAXED); }
+
+unsigned amber_msync_waiting(void) {
+  pthread_mutex_lock(&lock);
+  unsigned w = waiting;
+  pthread_mutex_unlock(&lock);
+  return w;
+}
+
+static void direct_sync(uintptr_t start, uintptr_t end);
+
+void amber_msync_record(uintptr_t start, uintptr_t end, uint64_t tag) {
+  uint64_t ep = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
+  if (!(ep & 1)) { /* no heap attached: nothing to defer to */
+    direct_sync(start, end);
+    return;
+  }
+  struct msync_thread *t = self();
+  if (t->epoch != ep) {
+    t->n = 0;
+    t->epoch = ep;
+  }
+  /* Flushes of one commit repeat and touch each other: merge with the
+   * last few ranges instead of growing the list. */
+  for (size_t i = t->n, k = 0; i-- > 0 && k < 4; k++) {
+    struct amber_msync_range *x = &t->r[i];
+    if (x->start == start && x->end == end) {
+      if (tag > x->tag) x->tag = tag;
+      return;
+    }
+    if (x->tag == tag && start <= x->end && x->start <= end) {
+      if (start < x->start) x->start = start;
+      if (end > x->end) x->end = end;
+      return;
+    }
+  }
+  t->r = grow(t->r, &t->cap, t->n + 1, sizeof *t->r);
+  t->r[t->n++] = (struct amber_msync_range){start, end, tag};
+}
+
+void amber_msync_fence(void) {
+  struct msync_thread *t = me;
+  if (!t || !t->n) return;
+  pthread_mutex_lock(&lock);
+  if (t->epoch != epoch) { /* recorded for a heap that closed (its detach synced what waited) */
+    t->n = 0;
+    pthread_mutex_unlock(&lock);
+    return;
+  }
+  pending = grow(pending, &cap_pending, npending + t->n, sizeof *pending);
+  memcpy(pending + npending, t->r, t->n * sizeof *t->r);
+  npending += t->n;
+  t->n = 0;
+  uint64_t want = started + 1; /* the first sync to start from now on takes our ranges */
+  while (completed < want) {
+    if (running) {
+      waiting++;
+      pthread_cond_wait(&done_cond, &lock);
+      waiting--;
+      continue;
+    }
+    /* Lead: take every waiting thread's ranges and sync them at once. */
+    running = 1;
+    uint64_t gen = ++started;
+    struct amber_msync_range *r = pending;
+    size_t n = npending, c = cap_pending;
+    pending = spare;
+    cap_pending = cap_spare;
+    npending = 0;
+    amber_msync_sync_fn fn = sync_fn;
+    pthread_mutex_unlock(&lock);
+    unsigned k = fn(r, n);
+    pthread_mutex_lock(&lock);
+    __atomic_add_fetch(&syncs, k, __ATOMIC_RELAXED);
+    spare = r;
+    cap_spare = c;
+    completed = gen;
+    running = 0;
+    pthread_cond_broadcast(&done_cond);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* With the lock held and no sync running. */
+static void attach_locked(amber_msync_sync_fn fn) {
+  sync_fn = fn;
+  npending = 0;
+  __atomic_store_n(&epoch, (epoch | 1) + 2, __ATOMIC_RELEASE); /* odd, and new */
+}
+
+void amber_msync_attach_fn(amber_msync_sync_fn fn) {
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  attach_locked(fn);
+  pthread_mutex_unlock(&lock);
+}
+
+/* ---- the real sync step: msync and fdatasync on the heap file ---- */
+
+static char heap_path[4096];
+static int heap_fd = -1;
+static struct amber_pm_region regions[AMBER_PM_MAX_REGIONS];
+static int nregions;
+static uintptr_t page_size;
+
+static int by_start(const void *a, const void *b) {
+  uintptr_t x = ((const struct amber_msync_range *)a)->start, y = ((const struct amber_msync_range *)b)->start;
+  return x < y ? -1 : x > y;
+}
+
+static int region_of(uintptr_t a, const struct amber_pm_region *reg, int nreg) {
+  for (int i = 0; i < nreg; i++)
+    if (a >= (uintptr_t)reg[i].addr && a < (uintptr_t)reg[i].addr + reg[i].len) return i;
+  return -1;
+}
+
+size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
+                            uintptr_t page) {
+  if (n < 2) return n;
+  qsort(r, n, sizeof *r, by_start);
+  size_t out = 0;
+  for (size_t i = 1; i < n; i++) {
+    struct amber_msync_range *x = &r[out];
+    int join = r[i].start <= x->end;
+    if (!join && r[i].start - x->end <= AMBER_MSYNC_GAP_PAGES * page) {
+      int ra = region_of(x->start, reg, nreg);
+      join = ra >= 0 && ra == region_of(r[i].end - 1, reg, nreg);
+    }
+    if (join) {
+      if (r[i].end > x->end) x->end = r[i].end;
+    } else {
+      r[++out] = r[i];
+    }
+  }
+  return out + 1;
+}
+
+static void direct_sync(uintptr_t start, uintptr_t end) {
+  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+  start &= ~(pg - 1);
+  __atomic_add_fetch(&syncs, 1, __ATOMIC_RELAXED);
+  if (msync((void *)start, end - start, MS_SYNC) != 0)
+    amber_fatal("msync of [%p, %p) failed (%s) with no heap attached; the heap file's storage may be failing",
+                (void *)start, (void *)end, strerror(errno));
+}
+
+/* Only the leader runs this, so the scratch copy needs no lock. */
+static struct amber_msync_range *plan;
+static size_t cap_plan;
+
+static unsigned file_sync(const struct amber_msync_range *r, size_t n) {
+  plan = grow(plan, &cap_plan, n, sizeof *plan);
+  memcpy(plan, r, n * sizeof *r);
+  size_t k = amber_msync_coalesce(plan, n, regions, nregions, page_size);
+  if (k > AMBER_MSYNC_MAX_CALLS) {
+    if (fdatasync(heap_fd) != 0)
+      amber_fatal("fdatasync of heap %s failed (%s): commits since the last sync may not be durable; the heap file's "
+                  "storage may be failing (check the disk and the kernel log)", heap_path, strerror(errno));
+    return 1;
+  }
+  for (size_t i = 0; i < k; i++) {
+    if (msync((void *)plan[i].start, plan[i].end - plan[i].start, MS_SYNC) != 0)
+      amber_fatal("msync of heap %s failed (%s): commits since the last sync may not be durable; the heap file's "
+                  "storage may be failing (check the disk and the kernel log)", heap_path, strerror(errno));
+  }
+  return (unsigned)k;
+}
+
+void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg) {
+  if (nreg > AMBER_PM_MAX_REGIONS) AMBER_BUG("the msync backend knows at most %d mappings of a heap, not %d", AMBER_PM_MAX_REGIONS, nreg);
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  snprintf(heap_path, sizeof heap_path, "%s", path);
+  heap_fd = fd;
+  memcpy(regions, reg, (size_t)nreg * sizeof *reg);
+  nregions = nreg;
+  page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+  attach_locked(file_sync);
+  pthread_mutex_unlock(&lock);
+}
+
+void amber_msync_detach(int fd) {
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  if (!(epoch & 1) || (sync_fn == file_sync && fd != heap_fd)) {
+    pthread_mutex_unlock(&lock);
+    return;
+  }
+  /* Fences still waiting: their sync runs now, while the file is open. */
+  if (npending) {
+    running = 1;
+    uint64_t gen = ++started;
+    size_t n = npending;
+    npending = 0;
+    __atomic_add_fetch(&syncs, sync_fn(pending, n), __ATOMIC_RELAXED);
+    completed = gen;
+    running = 0;
+    pthread_cond_broadcast(&done_cond);
+  }
+  sync_fn = NULL;
+  heap_fd = -1;
+  nregions = 0;
+  __atomic_store_n(&epoch, epoch + 1, __ATOMIC_RELEASE); /* even: detached */
+  pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,62 @@
+/* The msync backend (AMBER_PM=msync): flushes record dirty ranges, a fence
+ * makes every range its thread recorded durable, and fences that meet share
+ * one sync (group commit).  docs/engines/msync.md states the contract and
+ * the ordering argument.
+ *
+ * The group-commit core is independent of how ranges are made durable: the
+ * sync step is a function, msync/fdatasync on the heap file in the real
+ * backend, "make these lines durable in the model" in the crash simulator
+ * (AMBER_SIM_MSYNC=1), a mock in test/unit/msync_group.c. */
+#ifndef AMBER_PM_MSYNC_H
+#define AMBER_PM_MSYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pm.h"
+
+/* [start, end) of the heap as the caller names it: addresses in the real
+ * backend (page-aligned), file line indexes in the simulator.  tag is the
+ * sync step's own datum (the simulator: the newest store the flush covers);
+ * ranges merge only when their tags are equal, or one repeats the other. */
+struct amber_msync_range {
+  uintptr_t start, end;
+  uint64_t tag;
+};
+
+/* The sync step: makes r[0..n) durable, or dies; returns the syncs it
+ * issued (syscalls).  Called by one thread at a time (the group's leader),
+ * without the group-commit lock held. */
+typedef unsigned (*amber_msync_sync_fn)(const struct amber_msync_range *r, size_t n);
+
+/* The real backend: the heap file `path`, open as `fd`, mapped as reg. */
+void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg);
+/* Any other sync step (the simulator, tests). */
+void amber_msync_attach_fn(amber_msync_sync_fn fn);
+/* The heap file open as `fd` is about to close: syncs what waits, and from
+ * now on no sync touches fd; ranges recorded before are dropped at their
+ * thread's next fence.  Nothing happens when fd is not the attached file. */
+void amber_msync_detach(int fd);
+
+/* Records [start, end) for this thread's next fence: no syscall, no lock. */
+void amber_msync_record(uintptr_t start, uintptr_t end, uint64_t tag);
+/* Returns once a sync that started after every range this thread recorded
+ * was recorded has completed.  Without recorded ranges, returns at once. */
+void amber_msync_fence(void);
+
+/* Real backend's planning: sorts r[0..n) by address and merges ranges that
+ * overlap or touch, or lie in one region of reg with at most
+ * AMBER_MSYNC_GAP_PAGES pages between them (one msync of the span writes
+ * only its dirty pages).  Returns the ranges left; more than
+ * AMBER_MSYNC_MAX_CALLS means one fdatasync instead. */
+#define AMBER_MSYNC_GAP_PAGES 16
+#define AMBER_MSYNC_MAX_CALLS 1
+size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
+                            uintptr_t page);
+
+/* Syncs issued so far, all threads (the stats' "syncs"). */
+uint64_t amber_msync_syncs(void);
+/* Threads waiting in a fence for a sync (for tests). */
+unsigned amber_msync_waiting(void);
+
+#endif

@@ -1,0 +1,221 @@
+// The msync backend's group commit (runtime/pm/msync.c) with a mock sync
+// step, checked by invariants, never by timing:
+//   order:    several threads record ranges and fence, many times; when a
+//             fence returns, every range its thread recorded before it was
+//             taken by a sync that started after the range was recorded and
+//             has completed; syncs never overlap; every range is synced
+//             exactly once.
+//   group:    while one thread's sync runs, the others' fences wait and then
+//             share exactly one sync.
+//   detach:   ranges recorded before a detach are never synced after it, and
+//             a fence without ranges syncs nothing.
+//   coalesce: the real backend's planning merges touching ranges and ranges
+//             a few pages apart in one mapping, never across mappings.
+// RUN: %unit_cc %s -o %t %unit_libs
+// RUN: %t order
+// RUN: %t group
+// RUN: %t detach
+// RUN: %t coalesce
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pm/msync.h"
+
+#define CHECK(c)                                                                \
+  do {                                                                          \
+    if (!(c)) {                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);     \
+      exit(1);                                                                  \
+    }                                                                           \
+  } while (0)
+
+#define NT 4
+#define ROUNDS 3000
+#define PER 3 /* at most this many ranges per fence */
+#define NSYNC (NT * ROUNDS + 8)
+
+/* A logical clock: every record and every sync start takes a tick. */
+static uint64_t clock_;
+static uint64_t tick(void) { return __atomic_add_fetch(&clock_, 1, __ATOMIC_SEQ_CST); }
+
+/* Range (t, k) is t's k-th range; its tag says so. */
+static uint64_t recorded_at[NT][ROUNDS * PER];
+static uint32_t synced_by[NT][ROUNDS * PER]; /* the sync that took it, from 1 */
+static uint64_t sync_start[NSYNC];
+static int sync_done[NSYNC];
+static size_t sync_ranges[NSYNC];
+static uint32_t nsyncs;
+static int in_sync;
+
+static uint64_t tag_of(int t, uint32_t k) { return ((uint64_t)t << 32) | k; }
+
+static unsigned mock_sync(const struct amber_msync_range *r, size_t n) {
+  CHECK(__atomic_fetch_add(&in_sync, 1, __ATOMIC_SEQ_CST) == 0); /* one at a time */
+  uint32_t s = __atomic_add_fetch(&nsyncs, 1, __ATOMIC_SEQ_CST);
+  CHECK(s < NSYNC);
+  sync_start[s] = tick();
+  sync_ranges[s] = n;
+  for (size_t i = 0; i < n; i++) {
+    int t = (int)(r[i].tag >> 32);
+    uint32_t k = (uint32_t)r[i].tag;
+    CHECK(t < NT && k < ROUNDS * PER);
+    CHECK(r[i].start == 2 * r[i].tag && r[i].end == 2 * r[i].tag + 1);
+    CHECK(__atomic_load_n(&synced_by[t][k], __ATOMIC_SEQ_CST) == 0); /* synced once */
+    __atomic_store_n(&synced_by[t][k], s, __ATOMIC_SEQ_CST);
+  }
+  if (s % 7 == 0) sched_yield(); /* let fences pile up behind this sync */
+  __atomic_store_n(&sync_done[s], 1, __ATOMIC_SEQ_CST);
+  __atomic_fetch_sub(&in_sync, 1, __ATOMIC_SEQ_CST);
+  return 1;
+}
+
+static void record(int t, uint32_t k) {
+  uint64_t tag = tag_of(t, k);
+  amber_msync_record(2 * tag, 2 * tag + 1, tag);
+  recorded_at[t][k] = tick(); /* after the record: a sync that took it started later still */
+}
+
+/* Every range of t from `from` to `to` is covered: its sync started after it
+ * was recorded and has completed. */
+static void covered(int t, uint32_t from, uint32_t to) {
+  for (uint32_t k = from; k < to; k++) {
+    uint32_t s = __atomic_load_n(&synced_by[t][k], __ATOMIC_SEQ_CST);
+    CHECK(s != 0);
+    CHECK(__atomic_load_n(&sync_done[s], __ATOMIC_SEQ_CST));
+    CHECK(sync_start[s] > recorded_at[t][k]);
+  }
+}
+
+static void *order_thread(void *arg) {
+  int t = (int)(intptr_t)arg;
+  uint32_t k = 0;
+  for (int i = 0; i < ROUNDS; i++) {
+    uint32_t from = k, m = (uint32_t)(i % PER) + 1;
+    for (uint32_t j = 0; j < m; j++) record(t, k++);
+    amber_msync_fence();
+    covered(t, from, k);
+  }
+  return NULL;
+}
+
+static void order(void) {
+  amber_msync_attach_fn(mock_sync);
+  pthread_t th[NT];
+  for (int t = 0; t < NT; t++) CHECK(pthread_create(&th[t], NULL, order_thread, (void *)(intptr_t)t) == 0);
+  for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+  size_t total = 0;
+  for (uint32_t s = 1; s <= nsyncs; s++) total += sync_ranges[s];
+  uint32_t per_thread = 0;
+  for (int i = 0; i < ROUNDS; i++) per_thread += (uint32_t)(i % PER) + 1;
+  CHECK(total == (size_t)NT * per_thread); /* every range synced, none twice (mock_sync) */
+  printf("order: ok (%u fences, %u syncs)\n", NT * ROUNDS, nsyncs);
+}
+
+/* ---- group ---- */
+
+static int leader_in;
+
+static int wait_for(int (*cond)(void)) { /* a hang guard, not a timing assumption */
+  time_t end = time(NULL) + 60;
+  while (!cond())
+    if (time(NULL) > end) return 0;
+    else sched_yield();
+  return 1;
+}
+static int others_waiting(void) { return amber_msync_waiting() == NT - 1; }
+static int leader_entered(void) { return __atomic_load_n(&leader_in, __ATOMIC_SEQ_CST); }
+
+static unsigned group_sync(const struct amber_msync_range *r, size_t n) {
+  uint32_t s = __atomic_add_fetch(&nsyncs, 1, __ATOMIC_SEQ_CST);
+  sync_ranges[s] = n;
+  for (size_t i = 0; i < n; i++) synced_by[r[i].tag >> 32][0] = s;
+  if (s == 1) {
+    __atomic_store_n(&leader_in, 1, __ATOMIC_SEQ_CST);
+    CHECK(wait_for(others_waiting)); /* every other fence arrived while this sync ran */
+  }
+  return 1;
+}
+
+static void *group_thread(void *arg) {
+  int t = (int)(intptr_t)arg;
+  if (t) CHECK(wait_for(leader_entered));
+  amber_msync_record(2 * tag_of(t, 0), 2 * tag_of(t, 0) + 1, tag_of(t, 0));
+  amber_msync_fence();
+  CHECK(synced_by[t][0] == (t ? 2u : 1u));
+  return NULL;
+}
+
+static void group(void) {
+  amber_msync_attach_fn(group_sync);
+  pthread_t th[NT];
+  for (int t = 0; t < NT; t++) CHECK(pthread_create(&th[t], NULL, group_thread, (void *)(intptr_t)t) == 0);
+  for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+  CHECK(nsyncs == 2 && sync_ranges[1] == 1 && sync_ranges[2] == NT - 1);
+  printf("group: ok (%d fences, 2 syncs)\n", NT);
+}
+
+/* ---- detach ---- */
+
+static unsigned count_sync(const struct amber_msync_range *r, size_t n) {
+  (void)r;
+  nsyncs++;
+  sync_ranges[nsyncs] = n;
+  return 1;
+}
+
+static void detach(void) {
+  amber_msync_attach_fn(count_sync);
+  amber_msync_fence(); /* nothing recorded */
+  CHECK(nsyncs == 0);
+  amber_msync_record(0, 2, 1);
+  amber_msync_record(0, 2, 1); /* the same range again: one range */
+  amber_msync_fence();
+  CHECK(nsyncs == 1 && sync_ranges[1] == 1);
+  amber_msync_record(4, 6, 2);
+  amber_msync_detach(-1);
+  amber_msync_attach_fn(count_sync); /* another heap */
+  amber_msync_fence();               /* the old heap's range is dropped */
+  CHECK(nsyncs == 1 && amber_msync_syncs() == 1);
+  printf("detach: ok\n");
+}
+
+/* ---- coalesce ---- */
+
+static void coalesce(void) {
+  const uintptr_t P = 4096;
+  struct amber_pm_region reg[2] = {{(void *)(100 * P), 100 * P, 0}, {(void *)(300 * P), 100 * P, 200 * P}};
+  struct amber_msync_range r[] = {
+      {110 * P, 111 * P, 0}, {100 * P, 101 * P, 0}, {101 * P, 102 * P, 0}, /* touching: 100..102 */
+      {102 * P + 0, 103 * P, 0},                                          /* touching too */
+      {119 * P, 120 * P, 0},                                              /* 16 pages after 103: joins */
+      {199 * P, 200 * P, 0},                                              /* last page of region 0 */
+      {300 * P, 301 * P, 0},                                              /* region 1, 100 pages on: apart */
+  };
+  size_t n = amber_msync_coalesce(r, sizeof r / sizeof r[0], reg, 2, P);
+  CHECK(n == 3);
+  CHECK(r[0].start == 100 * P && r[0].end == 120 * P);
+  CHECK(r[1].start == 199 * P && r[1].end == 200 * P);
+  CHECK(r[2].start == 300 * P && r[2].end == 301 * P);
+  /* A few pages apart but in two mappings: never one msync. */
+  struct amber_msync_range x[] = {{199 * P, 200 * P, 0}, {201 * P, 202 * P, 0}};
+  struct amber_pm_region adj[2] = {{(void *)(100 * P), 100 * P, 0}, {(void *)(201 * P), 10 * P, 200 * P}};
+  CHECK(amber_msync_coalesce(x, 2, adj, 2, P) == 2);
+  printf("coalesce: ok\n");
+}
+
+int main(int argc, char **argv) {
+  const char *s = argc > 1 ? argv[1] : "";
+  if (!strcmp(s, "order")) order();
+  else if (!strcmp(s, "group")) group();
+  else if (!strcmp(s, "detach")) detach();
+  else if (!strcmp(s, "coalesce")) coalesce();
+  else {
+    fprintf(stderr, "usage: msync_group order|group|detach|coalesce\n");
+    return 2;
+  }
+  return 0;
+}
