@@ -4,7 +4,7 @@ BUILD ?= build
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: build demo test check-tsan bench install clean bootstrap configure crashtest
+.PHONY: build demo test check-tsan bench bench-durable install clean bootstrap configure crashtest
 
 build: configure
 	cmake --build $(BUILD)
@@ -31,6 +31,11 @@ check-tsan: build
 
 bench: build
 	@bench/run
+
+# Durable transactions per second on a file on this machine's disk: amber
+# (AMBER_PM=msync), PMDK and SQLite side by side (bench/README.md).
+bench-durable: build
+	@bench/durable --build $(BUILD)
 
 # Full crash enumeration of every workload (ADR and eADR models), then every
 # planted bug (quick walks, a full walk for a site they miss; a planted run

@@ -9,6 +9,8 @@
  *   fences         drains: pmem_drain, and the drain that ends every persist,
  *                  msync and copy without PMEM_F_MEM_NODRAIN / NOFLUSH
  *   flushed_bytes  flushes * 64
+ *   msyncs         pmem_msync calls (each one msync(2)): how libpmemobj makes
+ *                  a range durable on a file that is not persistent memory
  * Only the outermost call counts: libpmem calls its own exported pmem_flush
  * and pmem_drain through its PLT (pmem_persist = flush + drain), which lands
  * here again.
@@ -22,7 +24,7 @@
  *
  * At exit, with AMBER_STATS_FILE set, one JSON line goes there:
  *   {"flushes": N, "fences": N, "flushed_bytes": N, "emulated_delay_ns": N,
- *    "pm_write_ns": W, "pm_fence_ns": F}
+ *    "pm_write_ns": W, "pm_fence_ns": F, "msyncs": N}
  * (emulated_delay_ns = flushes * W + fences * F exactly).
  *   clang-16 -O2 -shared -fPIC -Wall -Werror bench/pmdk/shim.c -o pmdk-shim.so -ldl
  *   LD_PRELOAD=./pmdk-shim.so AMBER_STATS_FILE=s.json pmdk-hash --pool ... */
@@ -55,7 +57,7 @@ static void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 
  * exit-time sum can read blocks of threads that have already ended.  Only the
  * owner writes a block (relaxed stores), the destructor reads (relaxed loads). */
 struct block {
-  uint64_t flushes, fences, delay_ns;
+  uint64_t flushes, fences, delay_ns, msyncs;
   struct block *next;
 };
 static struct block *blocks;
@@ -201,6 +203,8 @@ void pmem_persist(const void *addr, size_t len) {
 int pmem_msync(const void *addr, size_t len) {
   ENTER();
   int r = REAL(pmem_msync)(addr, len);
+  struct block *b = self(); /* every call is a system call, at any depth */
+  __atomic_store_n(&b->msyncs, b->msyncs + 1, __ATOMIC_RELAXED);
   LEAVE(lines_of(addr, len), 1);
   return r;
 }
@@ -333,11 +337,12 @@ __attribute__((constructor)) static void shim_init(void) {
 __attribute__((destructor)) static void shim_fini(void) {
   const char *path = getenv("AMBER_STATS_FILE");
   if (!path || !*path) return;
-  uint64_t fl = 0, fe = 0, ns = 0;
+  uint64_t fl = 0, fe = 0, ns = 0, ms = 0;
   for (struct block *b = __atomic_load_n(&blocks, __ATOMIC_ACQUIRE); b; b = b->next) {
     fl += __atomic_load_n(&b->flushes, __ATOMIC_RELAXED);
     fe += __atomic_load_n(&b->fences, __ATOMIC_RELAXED);
     ns += __atomic_load_n(&b->delay_ns, __ATOMIC_RELAXED);
+    ms += __atomic_load_n(&b->msyncs, __ATOMIC_RELAXED);
   }
   FILE *f = fopen(path, "w");
   if (!f) {
@@ -346,7 +351,7 @@ __attribute__((destructor)) static void shim_fini(void) {
   }
   fprintf(f,
           "{\"flushes\": %" PRIu64 ", \"fences\": %" PRIu64 ", \"flushed_bytes\": %" PRIu64 ", \"emulated_delay_ns\": %" PRIu64
-          ", \"pm_write_ns\": %" PRIu64 ", \"pm_fence_ns\": %" PRIu64 "}\n",
-          fl, fe, fl * LINE, ns, write_ns, fence_ns);
+          ", \"pm_write_ns\": %" PRIu64 ", \"pm_fence_ns\": %" PRIu64 ", \"msyncs\": %" PRIu64 "}\n",
+          fl, fe, fl * LINE, ns, write_ns, fence_ns, ms);
   fclose(f);
 }
