@@ -48,11 +48,7 @@ static int write_all(int fd, const void *buf, size_t len, off_t off) {
  * applies). */
 static int open_unnamed(const char *path, unsigned mode, char *tmp, size_t len) {
   char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == dir) dir[1] = 0;
-  else *slash = 0;
+  amber_heap_dir_of(path, dir, sizeof dir);
   tmp[0] = 0;
   int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, (mode_t)mode);
   if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;

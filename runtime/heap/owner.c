@@ -47,13 +47,17 @@ static int check_dir(const char *heap, const char *dir) {
   return 0;
 }
 
-int amber_heap_check_dir(const char *path) {
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
+void amber_heap_dir_of(const char *path, char *dir, size_t len) {
+  snprintf(dir, len, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
+  if (!slash) snprintf(dir, len, ".");
   else if (slash == dir) dir[1] = 0;
   else *slash = 0;
+}
+
+int amber_heap_check_dir(const char *path) {
+  char dir[PATH_MAX];
+  amber_heap_dir_of(path, dir, sizeof dir);
   return check_dir(path, dir);
 }
 

@@ -29,6 +29,8 @@ int amber_heap_check_owner(const char *path, const struct stat *sb);
 /* The directory half of amber_heap_check_owner, for a heap about to be
  * created there.  Returns 0 or -1. */
 int amber_heap_check_dir(const char *path);
+/* The directory part of path ("." when it has none, "/" for the root). */
+void amber_heap_dir_of(const char *path, char *dir, size_t len);
 
 /* "uid U (name), mode 0NNN" (the name when the user database has one). */
 void amber_heap_owner_text(unsigned uid, unsigned mode, char *buf, size_t len);
