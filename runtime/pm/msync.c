@@ -42,7 +42,10 @@ static amber_msync_sync_fn sync_fn; /* NULL: not attached */
 /* Odd while attached; each attach and detach changes it, so a range
  * recorded for one heap is never synced against another. */
 static uint64_t epoch;
-static uint64_t syncs; /* atomic */
+/* Syncs issued, for the statistics only: nothing is ordered by it, so its
+ * increments and reads are relaxed (stats sum it after the threads it
+ * reports on have been joined or may read a slightly old count). */
+static uint64_t syncs;
 
 struct msync_thread {
   struct amber_msync_range *r;
