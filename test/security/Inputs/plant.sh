@@ -4,14 +4,8 @@
 # told it is shared; amber info and check still read it and say whose it is.
 #   plant.sh APP DIR A B
 set -u
-app=$1 dir=$2 A=$3 B=$4
 . "$(dirname "$0")/users.sh"
-prog=$(basename "$app")
-export AMBER_HEAP_SIZE=4M
-cleanup() { rm -rf "/dev/shm/amber-$A" "/dev/shm/amber-$B" "$dir"; }
-cleanup
-trap cleanup EXIT
-mkdir -p "$dir"
+two_users "$@"
 
 echo "== A runs its program: the private default"
 as "$A" "$app"

@@ -7,14 +7,8 @@
 # the sticky bit.
 #   private.sh APP DIR A B
 set -u
-app=$1 dir=$2 A=$3 B=$4
 . "$(dirname "$0")/users.sh"
-prog=$(basename "$app")
-export AMBER_HEAP_SIZE=4M
-cleanup() { rm -rf "/dev/shm/amber-$A" "/dev/shm/amber-$B" "$dir"; }
-cleanup
-trap cleanup EXIT
-mkdir -p "$dir"
+two_users "$@"
 
 echo "== B, with no HOME, XDG_RUNTIME_DIR or account, makes a new heap"
 as "$B" env -u HOME -u XDG_RUNTIME_DIR -u USER "$app"
