@@ -25,6 +25,7 @@
 const char *const amber_pm_cat_name[AMBER_PM_NCAT] = {"data", "log", "checkpoint", "allocator", "header"};
 
 static enum amber_pm_mode mode = AMBER_PM_MODE_PMEM;
+static uintptr_t page = 4096; /* the page size, read once at init: msync ranges are whole pages */
 static int mode_auto;                 /* AMBER_PM=auto: amber_pm_open picks the mode */
 static int medium_known;              /* amber_pm_open ran: `medium` is the heap's */
 static struct amber_pm_medium medium;
@@ -172,6 +173,7 @@ void amber_pm_init(void) {
                 "fence, msync, none or sim", m);
   if (mode_auto) mode = AMBER_PM_MODE_NONE;
   amber_pm_medium_check_option();
+  page = (uintptr_t)sysconf(_SC_PAGESIZE);
   crash_at = amber_opt.crash_at;
   if (mode == AMBER_PM_MODE_SIM) {
     amber_sim_init();
@@ -245,11 +247,9 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
   case AMBER_PM_MODE_PMEM:
     pmem_flush((const void *)a, e - a);
     break;
-  case AMBER_PM_MODE_MSYNC: { /* recorded; the fence syncs (msync.c) */
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-    amber_msync_record(a & ~(pg - 1), (e + pg - 1) & ~(pg - 1), 0);
+  case AMBER_PM_MODE_MSYNC: /* recorded; the fence syncs (msync.c) */
+    amber_msync_record(a & ~(page - 1), (e + page - 1) & ~(page - 1), 0);
     break;
-  }
   case AMBER_PM_MODE_NONE:
   case AMBER_PM_MODE_SIM:
   case AMBER_PM_MODE_FENCE: /* the platform writes caches back on power loss */
