@@ -6,7 +6,7 @@
  * region, and with nothing at all.
  *
  * Each region (or mutex section) does --accesses read-modify-writes
- * (a[i] += 1, i stepping by 7 words through 4096 words of the thread's own
+ * (a[i] += 1, i stepping by 7 words through 1024 words of the thread's own
  * slice: no two threads touch the same word, so nothing conflicts).  The
  * empty region's time is subtracted to give ns per access.  Prints one
  * JSON line per kind and a last one with the per-access costs; --verify
@@ -16,13 +16,14 @@
  * Build with amber-cc (bench/README.md, "ordinary_access"). */
 #include <amber.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define SLICE 4096 /* words per thread */
-#define MAXT 64
+#define SLICE 1024 /* words per thread */
+#define MAXT 16
 
 static long accesses = 16, regions = 200000, nthreads = 1;
 static int verify;
@@ -82,9 +83,9 @@ static void *worker(void *p) {
       break;
     case K_PRIVATE:
       AMBER_ATOMIC {
-        long local[SLICE / 8];
+        long local[64];
         memset(local, 0, sizeof local);
-        i = steps(local, k, i & (SLICE / 8 - 1), SLICE / 8 - 1);
+        i = steps(local, k, i & 63, 63);
       }
       break;
     case K_MUTEX:

@@ -167,7 +167,10 @@ extern llvm::cl::opt<bool> ClLoads, ClStores, ClAtomics, ClMemIntrinsics,
 bool instrumentOutsideModule(llvm::Module &M);
 
 //--- ModuleCtor.cpp --------------------------------------------------------
-// Also emits the clone table amber.clones and registers it when non-empty.
+// The AMBER_UNISOLATED variables the module defines.
+llvm::SmallVector<llvm::GlobalVariable *, 4> unisolatedGlobals(llvm::Module &M);
+// Also emits the clone table amber.clones and registers it when non-empty,
+// and likewise the module's AMBER_UNISOLATED variables.
 void emitModuleCtor(
     llvm::Module &M,
     llvm::ArrayRef<std::pair<llvm::Function *, llvm::Function *>> CloneTable);

@@ -60,6 +60,7 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
 }
 
 void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n) {
+  if (amber_unisolated(addr)) return;
   if ((t->vguard & AMBER_VGUARD_WRITES) && !amber_tx_own_frame(t, addr)) amber_tx_engine->vwrite(t, addr, n);
   amber_tx_undo_volatile(t, addr, n);
 }

@@ -11,6 +11,7 @@
 #include "base/shared.h"
 #include "engine.h"
 #include "heap/window.h"
+#include "unisolated.h"
 
 enum amber_abort_reason {
   AMBER_ABORT_UPGRADE,    /* a reader restarts as a writer */
@@ -181,11 +182,14 @@ static inline int amber_tx_own_frame(const struct amber_thread *t, const void *a
  * under the engine's concurrency control when it asks for it, else in place
  * (maybe a program's atomic: base/shared.h). */
 static inline void amber_tx_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
-  if ((t->vguard & AMBER_VGUARD_READS) && !amber_tx_own_frame(t, addr)) amber_tx_engine->vread(t, addr, dst, n);
-  else amber_shared_load(dst, addr, n);
+  if ((t->vguard & AMBER_VGUARD_READS) && !amber_tx_own_frame(t, addr) && !amber_unisolated(addr))
+    amber_tx_engine->vread(t, addr, dst, n);
+  else
+    amber_shared_load(dst, addr, n);
 }
 /* Before a transaction writes ordinary memory in place: the engine's claim,
- * then the undo record an abort restores. */
+ * then the undo record an abort restores (neither for AMBER_UNISOLATED
+ * variables). */
 void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n);
 
 struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
