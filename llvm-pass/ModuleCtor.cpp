@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -49,23 +48,11 @@ emitCloneTable(Module &M, ArrayRef<std::pair<Function *, Function *>> Table) {
 // (AMBER_UNISOLATED), from llvm.global.annotations.
 SmallVector<GlobalVariable *, 4> unisolatedGlobals(Module &M) {
   SmallVector<GlobalVariable *, 4> Out;
-  GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
-  if (!GA || !GA->hasInitializer())
-    return Out;
-  auto *Arr = dyn_cast<ConstantArray>(GA->getInitializer());
-  if (!Arr)
-    return Out;
-  for (Use &U : Arr->operands()) {
-    auto *CS = dyn_cast<ConstantStruct>(U.get());
-    if (!CS || CS->getNumOperands() < 2)
-      continue;
-    auto *GV = dyn_cast<GlobalVariable>(CS->getOperand(0)->stripPointerCasts());
-    StringRef Ann;
-    if (GV && !GV->isDeclaration() &&
-        getConstantStringInfo(CS->getOperand(1), Ann) &&
-        Ann == "amber.unisolated" && !is_contained(Out, GV))
+  forEachAnnotated(M, "amber.unisolated", [&](GlobalValue *G, StringRef, unsigned) {
+    auto *GV = dyn_cast<GlobalVariable>(G);
+    if (GV && !GV->isDeclaration() && !is_contained(Out, GV))
       Out.push_back(GV);
-  }
+  });
   return Out;
 }
 
