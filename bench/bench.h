@@ -36,8 +36,9 @@
  * Regions: BENCH_READ { } for lookups, BENCH_WRITE { } for updates.
  *   amber (default, compiled with amber-cc): both are AMBER_ATOMIC.
  *   -DAMBER_BENCH_VOLATILE (plain clang, no pass, no runtime): a spinning
- *     reader-writer lock (reader / writer side), or pthread_rwlock_t with
- *     -DAMBER_BENCH_PTHREAD_RWLOCK; the root comes from calloc
+ *     reader-writer lock (reader / writer side), pthread_rwlock_t with
+ *     -DAMBER_BENCH_PTHREAD_RWLOCK, or one pthread_mutex_t for both with
+ *     -DAMBER_BENCH_MUTEX (its line says "system": "mutex"); the root comes from calloc
  *     and malloc/free are counted so --verify can check for leaks.
  *   -DAMBER_BENCH_PMDK: the same lock; the workload does its own libpmemobj
  *     transactions inside BENCH_WRITE and provides wl_usage().
@@ -69,7 +70,13 @@ struct bench_hdr {
 };
 
 /* ---- reader-writer lock (volatile and PMDK baselines) -------------------- */
-#if defined(AMBER_BENCH_VOLATILE) && defined(AMBER_BENCH_PTHREAD_RWLOCK)
+#if defined(AMBER_BENCH_VOLATILE) && defined(AMBER_BENCH_MUTEX)
+/* The plainest lock-based program: one pthread mutex, lookups included (the
+ * baseline amber's regions on ordinary memory are compared with). */
+static pthread_mutex_t bench_mtx = PTHREAD_MUTEX_INITIALIZER;
+#define BENCH_READ for (int bench_r_ = (pthread_mutex_lock(&bench_mtx), 1); bench_r_; pthread_mutex_unlock(&bench_mtx), bench_r_ = 0)
+#define BENCH_WRITE for (int bench_w_ = (pthread_mutex_lock(&bench_mtx), 1); bench_w_; pthread_mutex_unlock(&bench_mtx), bench_w_ = 0)
+#elif defined(AMBER_BENCH_VOLATILE) && defined(AMBER_BENCH_PTHREAD_RWLOCK)
 /* The "volatile ideal": the same program with a pthread rwlock. */
 static pthread_rwlock_t bench_rwl = PTHREAD_RWLOCK_INITIALIZER;
 #define BENCH_READ                                                                                                  \
@@ -107,7 +114,11 @@ static inline void bench_wrunlock(void) { __atomic_store_n(&bench_rw, 0, __ATOMI
 #endif
 
 #if defined(AMBER_BENCH_VOLATILE)
+#if defined(AMBER_BENCH_MUTEX)
+#define BENCH_SYSTEM "mutex"
+#else
 #define BENCH_SYSTEM "volatile"
+#endif
 #include <malloc.h>
 /* Allocation happens only under the writer lock, so plain counters do. */
 static size_t bench_vobjects, bench_vbytes;
@@ -124,7 +135,7 @@ static inline void bench_free(void *p) {
   bench_vbytes -= malloc_usable_size(p);
   free(p);
 }
-static void *bench_root(size_t size) { return calloc(1, size); }
+static inline void *bench_root(size_t size) { return calloc(1, size); }
 static void bench_usage(size_t *objects, size_t *bytes) {
   *objects = bench_vobjects;
   *bytes = bench_vbytes;
@@ -135,7 +146,7 @@ static void wl_usage(size_t *objects, size_t *bytes);
 static void bench_usage(size_t *objects, size_t *bytes) { wl_usage(objects, bytes); }
 #else
 #define BENCH_SYSTEM "amber"
-static void *bench_root(size_t size) { return amber_root(size); }
+static inline void *bench_root(size_t size) { return amber_root(size); }
 static void bench_usage(size_t *objects, size_t *bytes) {
   struct amber_usage u;
   amber_usage(&u);

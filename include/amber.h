@@ -48,6 +48,12 @@ void __amber_region_end(void);
 
 /* On a function definition: the whole body is one AMBER_ATOMIC region. */
 #define AMBER_ATOMIC_FN __attribute__((annotate("amber.atomic_fn"), noinline))
+/* On a global or static variable: accesses to it inside regions are plain,
+ * neither isolated from other threads' regions nor undone when a region
+ * re-runs (still recorded for recovery's re-execution).  For flags, progress
+ * counters and handshakes that threads share deliberately across
+ * transactions; use atomics on them.  docs/guide.md 2.6. */
+#define AMBER_UNISOLATED __attribute__((annotate("amber.unisolated")))
 
 /* The persistent root object: zeroed on first use, the same object on every
  * later run.  Asking for a different size than the heap recorded is an error.

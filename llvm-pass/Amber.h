@@ -166,8 +166,18 @@ extern llvm::cl::opt<bool> ClLoads, ClStores, ClAtomics, ClMemIntrinsics,
 // outside-loads, -amber-outside-share-checks) are Outside.cpp's own.
 bool instrumentOutsideModule(llvm::Module &M);
 
+//--- Annotations.cpp -------------------------------------------------------
+// Calls Fn for every global carrying __attribute__((annotate(Name))), with
+// the attribute's source file and line (empty, 0 when absent).
+void forEachAnnotated(
+    llvm::Module &M, llvm::StringRef Name,
+    llvm::function_ref<void(llvm::GlobalValue *GV, llvm::StringRef File, unsigned Line)> Fn);
+
 //--- ModuleCtor.cpp --------------------------------------------------------
-// Also emits the clone table amber.clones and registers it when non-empty.
+// The AMBER_UNISOLATED variables the module defines.
+llvm::SmallVector<llvm::GlobalVariable *, 4> unisolatedGlobals(llvm::Module &M);
+// Also emits the clone table amber.clones and registers it when non-empty,
+// and likewise the module's AMBER_UNISOLATED variables.
 void emitModuleCtor(
     llvm::Module &M,
     llvm::ArrayRef<std::pair<llvm::Function *, llvm::Function *>> CloneTable);

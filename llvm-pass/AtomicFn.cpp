@@ -29,30 +29,16 @@ struct Annotated {
 
 static SmallVector<Annotated, 4> annotatedFunctions(Module &M) {
   SmallVector<Annotated, 4> Out;
-  GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
-  if (!GA || !GA->hasInitializer())
-    return Out;
-  auto *Arr = dyn_cast<ConstantArray>(GA->getInitializer());
-  if (!Arr)
-    return Out;
   SmallPtrSet<Function *, 4> Seen;
-  for (Use &U : Arr->operands()) {
-    auto *CS = dyn_cast<ConstantStruct>(U.get());
-    if (!CS || CS->getNumOperands() < 4)
-      continue;
-    auto *F = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
-    StringRef Ann, File;
-    if (!F || !getConstantStringInfo(CS->getOperand(1), Ann) ||
-        Ann != "amber.atomic_fn" || F->isDeclaration() ||
-        !Seen.insert(F).second)
-      continue;
-    Annotated A{F, M.getSourceFileName(), 0};
-    if (getConstantStringInfo(CS->getOperand(2), File))
-      A.File = File.str();
-    if (auto *L = dyn_cast<ConstantInt>(CS->getOperand(3)))
-      A.Line = L->getZExtValue();
-    Out.push_back(A);
-  }
+  forEachAnnotated(M, "amber.atomic_fn",
+                   [&](GlobalValue *GV, StringRef File, unsigned Line) {
+                     auto *F = dyn_cast<Function>(GV);
+                     if (!F || F->isDeclaration() || !Seen.insert(F).second)
+                       return;
+                     Out.push_back(Annotated{
+                         F, File.empty() ? M.getSourceFileName() : File.str(),
+                         Line});
+                   });
   return Out;
 }
 

@@ -666,7 +666,8 @@ bool instrumentModule(Module &M) {
   // Then the range checks outside regions (Outside.cpp), on the originals.
   bool OutsideChanged = instrumentOutsideModule(M);
 
-  if (!Fns.empty() || !Descs.empty() || OutsideChanged)
+  if (!Fns.empty() || !Descs.empty() || OutsideChanged ||
+      !unisolatedGlobals(M).empty())
     emitModuleCtor(M, CloneTable);
   M.getOrInsertNamedMetadata(InstrumentedMD);
   return true;

@@ -4,10 +4,13 @@
 //   if (&__amber_module_init == 0) { write(2, <message>); _exit(2); }
 //   __amber_module_init(AMBER_ABI_VERSION);
 //   __amber_register_clones(amber.clones, n);   (when the module has clones)
+//   __amber_register_unisolated(amber.unisolated, n);
+//                               (when it defines AMBER_UNISOLATED variables)
 // All ABI symbols are extern_weak, so without the runtime the program starts,
 // says how to fix it, and stops before any region could run.
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -37,6 +40,41 @@ emitCloneTable(Module &M, ArrayRef<std::pair<Function *, Function *>> Table) {
                                 GlobalValue::PrivateLinkage,
                                 ConstantArray::get(ArrTy, Entries),
                                 "amber.clones");
+  GV->setAlignment(Align(8));
+  return GV;
+}
+
+// The variables defined here with __attribute__((annotate("amber.unisolated")))
+// (AMBER_UNISOLATED), from llvm.global.annotations.
+SmallVector<GlobalVariable *, 4> unisolatedGlobals(Module &M) {
+  SmallVector<GlobalVariable *, 4> Out;
+  forEachAnnotated(M, "amber.unisolated", [&](GlobalValue *G, StringRef, unsigned) {
+    auto *GV = dyn_cast<GlobalVariable>(G);
+    if (GV && !GV->isDeclaration() && !is_contained(Out, GV))
+      Out.push_back(GV);
+  });
+  return Out;
+}
+
+// @amber.unisolated: private constant [n x struct __amber_range { addr, size }].
+static GlobalVariable *emitRangeTable(Module &M,
+                                      ArrayRef<GlobalVariable *> Vars) {
+  LLVMContext &C = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  auto *Ptr = PointerType::getUnqual(C);
+  IntegerType *SizeT = DL.getIntPtrType(C);
+  StructType *EntryTy = StructType::getTypeByName(C, "struct.__amber_range");
+  if (!EntryTy)
+    EntryTy = StructType::create(C, {Ptr, SizeT}, "struct.__amber_range");
+  SmallVector<Constant *, 8> Entries;
+  for (GlobalVariable *GV : Vars)
+    Entries.push_back(ConstantStruct::get(
+        EntryTy, {GV, ConstantInt::get(SizeT, DL.getTypeAllocSize(GV->getValueType()))}));
+  auto *ArrTy = ArrayType::get(EntryTy, Entries.size());
+  auto *GV = new GlobalVariable(M, ArrTy, /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage,
+                                ConstantArray::get(ArrTy, Entries),
+                                "amber.unisolated");
   GV->setAlignment(Align(8));
   return GV;
 }
@@ -86,6 +124,15 @@ void emitModuleCtor(Module &M,
         M, "__amber_register_clones", FunctionType::get(Void, {Ptr, SizeT}, false));
     B.CreateCall(Register,
                  {Table, ConstantInt::get(SizeT, CloneTable.size())});
+  }
+  SmallVector<GlobalVariable *, 4> Unisolated = unisolatedGlobals(M);
+  if (!Unisolated.empty()) {
+    GlobalVariable *Table = emitRangeTable(M, Unisolated);
+    FunctionCallee Register =
+        abiFunction(M, "__amber_register_unisolated",
+                    FunctionType::get(Void, {Ptr, SizeT}, false));
+    B.CreateCall(Register,
+                 {Table, ConstantInt::get(SizeT, Unisolated.size())});
   }
   B.CreateRetVoid();
 

@@ -139,6 +139,13 @@ struct __amber_clone {
   void *clone; /* its transactional clone __amber_tx_<name> */
 };
 void __amber_register_clones(const struct __amber_clone *table, size_t n);
+/* The AMBER_UNISOLATED variables a module defines, registered by its
+ * constructor: regions access them in place, without isolation or undo. */
+struct __amber_range {
+  void *addr;
+  size_t size;
+};
+void __amber_register_unisolated(const struct __amber_range *table, size_t n);
 /* Inside a region, before an indirect call or a call to a function defined
  * in another module: returns the clone of `fn` when one is registered;
  * otherwise calls __amber_irrevocable() and returns `fn` itself. */

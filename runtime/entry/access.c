@@ -46,6 +46,18 @@ static inline void do_load(const void *p, void *dst, size_t n) {
     amber_tx_read(t, amber_heap_alias(p), dst, n);
     return;
   }
+  /* Ordinary memory: replay returns the recorded bytes; in a transaction
+   * the engine isolates the read, and capture records what it returned. */
+  struct amber_thread *t = amber_self;
+  if (t && t->depth) {
+    if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) {
+      amber_op_take(t, dst, n);
+      return;
+    }
+    amber_tx_vread(t, p, dst, n);
+    if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, dst, n);
+    return;
+  }
   if (amber_op_load(p, dst, n)) return;
   amber_shared_load(dst, p, n); /* maybe a program's atomic (base/shared.h) */
 }
@@ -64,7 +76,7 @@ static inline void do_store(void *p, const void *src, size_t n) {
     return;
   }
   if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) return; /* the program's volatile state is not there */
-  if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, n);
+  if (t->depth) amber_tx_vclaim(t, p, n);
   amber_shared_store(p, src, n); /* maybe a program's atomic (base/shared.h) */
 }
 
@@ -227,7 +239,7 @@ static uint64_t heap_rmw(void *p, uint64_t v, uint64_t expected, int op, unsigne
       amber_op_take(t, &cur, N);                                               \
       return cur;                                                              \
     }                                                                          \
-    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, N);               \
+    if (t->depth) amber_tx_vclaim(t, p, N);                                    \
     cur = __atomic_load_n((T *)p, __ATOMIC_SEQ_CST);                           \
     while (!__atomic_compare_exchange_n((T *)p, &cur, (T)apply_op(cur, v, op, N), 0, \
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {  \
@@ -248,7 +260,7 @@ RMW(8, uint64_t)
       amber_op_take(t, &expected, N);                                          \
       return expected;                                                         \
     }                                                                          \
-    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, p, N);               \
+    if (t->depth) amber_tx_vclaim(t, p, N);                                    \
     __atomic_compare_exchange_n((T *)p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
     if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, &expected, N);             \
     return expected;                                                           \

@@ -17,12 +17,16 @@
 #define CHUNK 256
 
 /* Volatile memory is read in place, except while a transaction captures
- * or replays its inputs: then every byte goes through __amber_load*.  Heap
- * memory in place only inside a transaction of a direct_reads engine:
- * outside regions the engine finds the latest commit (access.c). */
+ * or replays its inputs, or its engine isolates its reads of ordinary
+ * memory: then every byte goes through __amber_load*.  Heap memory in place
+ * only inside a transaction of a direct_reads engine: outside regions the
+ * engine finds the latest commit (access.c). */
 static inline int direct(const void *p) {
   if (amber_in_heap(p)) return amber_tx_engine->direct_reads && amber_thread()->depth;
-  return !amber_op_active();
+  struct amber_thread *t = amber_self;
+  if (!t || !t->depth) return 1;
+  if (t->op >= AMBER_OP_CAPTURE) return 0;
+  return !(t->vguard & AMBER_VGUARD_READS) || amber_tx_own_frame(t, p);
 }
 
 /* Reads byte i of s (through the transaction when needed). */
@@ -57,10 +61,32 @@ void *__amber_memcpy(void *dst, const void *src, size_t n) {
    * recorded bytes); a volatile source needs no capture for the same reason. */
   struct amber_thread *t = amber_thread();
   if (t->op == AMBER_OP_REPLAY) return dst;
-  if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
-  if (!amber_in_heap(src)) return memcpy(dst, src, n);
-  __amber_loadn(dst, src, n);
+  if (!t->depth) return amber_in_heap(src) ? (__amber_loadn(dst, src, n), dst) : memcpy(dst, src, n);
+  amber_tx_vclaim(t, dst, n);
+  if (amber_in_heap(src)) __amber_loadn(dst, src, n);
+  else amber_tx_vread(t, src, dst, n);
   return dst;
+}
+
+/* memmove between two ordinary buffers in a transaction whose engine
+ * isolates ordinary reads: through a buffer, in the direction that never
+ * reads a byte already written (nothing captured: see __amber_memcpy). */
+static void vmove(struct amber_thread *t, char *dst, const char *src, size_t n) {
+  char buf[CHUNK];
+  if (dst < src) {
+    for (size_t i = 0; i < n; i += CHUNK) {
+      size_t k = n - i < CHUNK ? n - i : CHUNK;
+      amber_tx_vread(t, src + i, buf, k);
+      memcpy(dst + i, buf, k);
+    }
+  } else {
+    for (size_t end = n; end > 0;) {
+      size_t k = end < CHUNK ? end : CHUNK;
+      end -= k;
+      amber_tx_vread(t, src + end, buf, k);
+      memcpy(dst + end, buf, k);
+    }
+  }
 }
 
 void *__amber_memmove(void *dst, const void *src, size_t n) {
@@ -68,8 +94,11 @@ void *__amber_memmove(void *dst, const void *src, size_t n) {
   if (!amber_in_heap(dst) && !amber_in_heap(src)) {
     struct amber_thread *t = amber_thread();
     if (t->op == AMBER_OP_REPLAY) return dst;
-    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
-    return memmove(dst, src, n);
+    if (!t->depth) return memmove(dst, src, n);
+    amber_tx_vclaim(t, dst, n);
+    if (!(t->vguard & AMBER_VGUARD_READS)) return memmove(dst, src, n);
+    vmove(t, dst, src, n);
+    return dst;
   }
   if ((const char *)dst + n <= (const char *)src || (const char *)src + n <= (const char *)dst)
     return __amber_memcpy(dst, src, n);
@@ -97,7 +126,7 @@ void *__amber_memset(void *dst, int c, size_t n) {
   if (!amber_in_heap(dst)) {
     struct amber_thread *t = amber_thread();
     if (t->op == AMBER_OP_REPLAY) return dst;
-    if (amber_tx_may_abort(t)) amber_tx_undo_volatile(t, dst, n);
+    if (t->depth) amber_tx_vclaim(t, dst, n);
     return memset(dst, c, n);
   }
   char buf[CHUNK];

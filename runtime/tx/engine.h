@@ -67,6 +67,16 @@ struct amber_engine {
   void (*commit)(struct amber_thread *t);
   /* Undoes the transaction's effects on the heap and releases its locks. */
   void (*abort)(struct amber_thread *t);
+  /* Ordinary memory (not the heap) that a transaction reaches: globals,
+   * the volatile heap, other threads' stacks (docs/guide.md, "What a region
+   * isolates").  Called only while t->vguard asks for them (the engine's
+   * begin sets it).  vread copies n bytes at the program's addr into dst
+   * consistently with the transaction's view, or restarts it; vwrite takes
+   * what the transaction needs before it writes [addr, addr + n) in place
+   * (a lock, or a restart as a writer); the caller then undo-logs and
+   * stores.  Ordinary memory gets concurrency control, never durability. */
+  void (*vread)(struct amber_thread *t, const void *addr, void *dst, size_t n);
+  void (*vwrite)(struct amber_thread *t, void *addr, size_t n);
   /* The (writing, irrevocable) transaction is about to run code that may
    * write the heap without going through `store`: the engine must still
    * commit or roll back those writes as a unit. */

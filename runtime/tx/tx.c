@@ -59,6 +59,12 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
   }
 }
 
+void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n) {
+  if (amber_unisolated(addr)) return;
+  if ((t->vguard & AMBER_VGUARD_WRITES) && !amber_tx_own_frame(t, addr)) amber_tx_engine->vwrite(t, addr, n);
+  amber_tx_undo_volatile(t, addr, n);
+}
+
 static void undo_volatile(struct amber_thread *t) {
   while (t->nundo) {
     struct amber_undo *u = &t->undo[--t->nundo];
@@ -102,6 +108,7 @@ static void finish(struct amber_thread *t) {
     t->readonly_flushes += now[1] - t->pm_mark[1];
   }
   amber_alloc_commit(t);
+  t->vguard = 0;
   t->op = AMBER_OP_OFF;
   t->nundo = 0;
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);

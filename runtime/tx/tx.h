@@ -8,8 +8,10 @@
 #include <stdnoreturn.h>
 
 #include "amber_interface.h"
+#include "base/shared.h"
 #include "engine.h"
 #include "heap/window.h"
+#include "unisolated.h"
 
 enum amber_abort_reason {
   AMBER_ABORT_UPGRADE,    /* a reader restarts as a writer */
@@ -35,6 +37,10 @@ struct amber_thread {
   int wrote;       /* set by the engine on the first persistent write */
   int iso;         /* isolation level of the outermost region (AMBER_SI, ...) */
   int kind;        /* its kind: AMBER_KIND_ATOMIC or AMBER_KIND_PERSISTENT */
+  /* AMBER_VGUARD_*: the running transaction's accesses to ordinary memory
+   * go through the engine's vread / vwrite.  Set by the engine's begin,
+   * cleared when the transaction ends. */
+  int vguard;
   void *held_lock; /* a runtime mutex held across engine calls (released on abort) */
   /* Lock-delimited sections (AMBER_FASE=locks, tx/fase.c): the
    * program's mutexes and rwlock write locks this thread holds (counted
@@ -160,6 +166,31 @@ static inline void amber_tx_read(struct amber_thread *t, const void *addr, void 
 static inline void amber_tx_write(struct amber_thread *t, void *addr, const void *src, size_t n) {
   amber_tx_engine->store(t, addr, src, n);
 }
+
+/* Bits of t->vguard. */
+#define AMBER_VGUARD_READS 0x1
+#define AMBER_VGUARD_WRITES 0x2
+
+/* addr is in a frame this thread made inside its running region (below
+ * __amber_run's): no other thread can reach it before the region ends,
+ * when the frame is gone, so it needs no concurrency control. */
+static inline int amber_tx_own_frame(const struct amber_thread *t, const void *addr) {
+  uintptr_t a = (uintptr_t)addr;
+  return t->stack_lo && a >= t->stack_lo && a < t->run_sp;
+}
+/* A transaction's read of ordinary memory (the pass's loads, libc readers):
+ * under the engine's concurrency control when it asks for it, else in place
+ * (maybe a program's atomic: base/shared.h). */
+static inline void amber_tx_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  if ((t->vguard & AMBER_VGUARD_READS) && !amber_tx_own_frame(t, addr) && !amber_unisolated(addr))
+    amber_tx_engine->vread(t, addr, dst, n);
+  else
+    amber_shared_load(dst, addr, n);
+}
+/* Before a transaction writes ordinary memory in place: the engine's claim,
+ * then the undo record an abort restores (neither for AMBER_UNISOLATED
+ * variables). */
+void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n);
 
 struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
 /* Records the old content of a volatile location the transaction is about to

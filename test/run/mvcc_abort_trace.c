@@ -3,7 +3,8 @@
 // write x; the victim's transaction aborts (lock conflict) and re-runs until
 // the holder commits.  Afterwards: stack and global variables changed in the
 // victim's region hold the values of one run, exactly one of its
-// allocations survives, and no lock is left (later writers proceed).
+// allocations survives, and no lock is left (later writers proceed); an
+// AMBER_UNISOLATED counter keeps every run's increment (never undone).
 // RUN: %amber_cc -O2 %s -o %t -pthread
 // RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.json %run %t | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.json
@@ -15,8 +16,12 @@
 struct obj { long v; long pad[7]; };
 struct root { long x; long pad1[7]; struct obj *list; long pad2[7]; long later; };
 static struct root *r;
-static int locked, trying; /* atomics: the two threads' handshake */
+/* Atomics: the two threads' handshake, across their transactions, so
+ * AMBER_UNISOLATED (docs/guide.md 2.6). */
+AMBER_UNISOLATED static int locked, trying;
 static long global_sum;
+/* Counts every run of the victim's region: not undone (AMBER_UNISOLATED). */
+AMBER_UNISOLATED static long runs;
 
 static void *holder(void *arg) {
   (void)arg;
@@ -40,6 +45,7 @@ static void *victim(void *arg) {
   AMBER_ATOMIC {
     local += 1;
     global_sum += 10;
+    runs += 1;
     struct obj *o = malloc(sizeof *o);
     o->v = 5;
     r->list = o;
@@ -77,8 +83,10 @@ int main(void) {
   pthread_join(l, NULL);
   AMBER_ATOMIC_ISO(AMBER_SI) { r->x += 100; }
   printf("x %ld v %ld later %ld\n", r->x, r->list->v, r->later);
+  printf("victim region runs > 1: %s\n", runs > 1 ? "yes" : "no");
   return 0;
 }
 // CHECK: x 2 v 5 local 1 global 10 objects +1
 // CHECK: x 112 v 15 later 1
+// CHECK: victim region runs > 1: yes
 // STATS: "aborts": {{[1-9][0-9]*}},

@@ -25,8 +25,10 @@
 struct root { long alice; long pad1[15]; long bob; long pad2[15]; };
 static struct root *r;
 static int iso;
-/* Volatile memory: stores inside a region are undone if it aborts. */
-static int arrived[2], finished[2]; /* atomics: the doctors' handshake */
+/* The doctors' handshake (atomics): it must cross their transactions, so it
+ * is AMBER_UNISOLATED (a region's ordinary stores are otherwise invisible to
+ * other regions until it commits: docs/guide.md 2.6). */
+AMBER_UNISOLATED static int arrived[2], finished[2];
 
 static void *doctor(void *arg) {
   long id = (long)arg;

@@ -307,8 +307,11 @@ noreturn void mv_close_turn_away(struct mv_thread *m) {
 }
 
 static void mv_stats(FILE *f, int json) {
-  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0, ops = 0;
+  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0, ops = 0, vconf = 0, vwords = 0, vwaits = 0;
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
+    vconf += o->vconflicts;
+    vwords += o->vwritten;
+    vwaits += o->vquiesce_waits;
     freed += o->n_freed;
     ops += o->op_records;
     olog += o->olog_bytes_written;
@@ -332,6 +335,8 @@ static void mv_stats(FILE *f, int json) {
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
             (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops, mv.recovery_seconds,
             (unsigned long long)mv.solo_txns);
+    fprintf(f, ", \"ordinary_conflicts\": %llu, \"ordinary_words_written\": %llu, \"ordinary_quiesce_waits\": %llu",
+            (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
     return;
   }
   fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu (recovery %.3f s)\n",
@@ -346,6 +351,8 @@ static void mv_stats(FILE *f, int json) {
              "threads %llu; irrevocable transactions %llu\n",
           (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
           (unsigned long long)threads, (unsigned long long)mv.solo_txns);
+  fprintf(f, "  ordinary memory    restarts over it %llu; lock words released at commit %llu; transactions waited for (privatization) %llu\n",
+          (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
 }
 
 const struct amber_engine amber_engine_mvcc = {
@@ -371,4 +378,6 @@ const struct amber_engine amber_engine_mvcc = {
     .commit = mv_commit,
     .abort = mv_abort,
     .unlogged = mv_unlogged,
+    .vread = mv_vread,
+    .vwrite = mv_vwrite,
 };

@@ -14,6 +14,7 @@
  *   txn.c     begin, load, store, commit, abort; isolation levels
  *   solo.c    irrevocable transactions: alone, in place, undone from the CLog
  *   park.c    waiting inside a LATEST transaction without holding others back
+ *   vmem.c    ordinary (non-heap) memory: a lock table under the same timestamps
  *
  * docs/engines/mvcc.md states the invariants; the comments point at them. */
 #ifndef AMBER_MVCC_H
@@ -132,6 +133,16 @@ struct mv_thread {
   uint64_t op_records;          /* operational records written */
   uint64_t n_recycled;
   uint64_t n_freed;             /* TLog slots freed after their grace period */
+  /* Ordinary memory (vmem.c): the lock-table words the running
+   * transaction holds, each with the version it found there, and (SER,
+   * LIN) the words it read. */
+  struct mv_vheld { uint64_t *word; uint64_t old; } *vw;
+  size_t nvw, capvw;
+  uint64_t **vr;
+  size_t nvr, capvr;
+  uint64_t vconflicts;          /* restarts over ordinary memory (statistics) */
+  uint64_t vwritten;            /* words released at commit */
+  uint64_t vquiesce_waits;      /* transactions waited for after such commits */
   /* Irrevocable transactions (solo.c). */
   int want_solo;                /* the next begin runs alone */
   int solo;                     /* the running transaction runs alone */
@@ -465,6 +476,15 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
+
+/* vmem.c: ordinary memory under the engine's timestamps (the engine's
+ * vread / vwrite; the rest from mv_commit and mv_abort). */
+void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n);
+void mv_vwrite(struct amber_thread *t, void *addr, size_t n);
+int mv_vvalidate(struct mv_thread *m);
+void mv_vrelease(struct mv_thread *m, uint64_t cts);
+void mv_vabort(struct mv_thread *m);
+void mv_vquiesce(struct mv_thread *m, uint64_t cts);
 
 /* solo.c */
 void mv_solo_wait(void);                 /* until no transaction runs alone */

@@ -98,6 +98,11 @@ void mv_begin(struct amber_thread *t) {
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
   publish_start(m, !m->persistent || m->solo);
   if (m->solo) mv_solo_started(m);
+  /* Ordinary memory (vmem.c): AMBER_PERSISTENT regions take isolation from
+   * the program's locks, and an irrevocable transaction runs alone. */
+  t->vguard = m->mode == MV_LATEST || m->solo ? 0 : AMBER_VGUARD_READS | AMBER_VGUARD_WRITES;
+  m->nvw = 0;
+  m->nvr = 0;
   m->in_tx = 1;
   m->txstart = m->head;
   m->nrs = 0;
@@ -378,6 +383,24 @@ static void eager_writeback(struct mv_thread *m, uint64_t cts) {
   if (mv_checkpoint(m, 1)) mv_clog_drain_all(m, 0);
 }
 
+/* A transaction that wrote ordinary memory only: no OLog record (nothing
+ * of it is durable), but a commit ts for the words it holds, validated
+ * like any other for SER and LIN (vmem.c). */
+static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
+  uint64_t w = __atomic_load_n(&m->cell, __ATOMIC_ACQUIRE);
+  if (MV_STATE(w) != MV_ACTIVE ||
+      !__atomic_compare_exchange_n(&m->cell, &w, (w & ~3ull) | MV_COMMITTING, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    mv_restart(t, m, AMBER_ABORT_CONFLICT, 1);
+  uint64_t cts = amber_ordo_new_time(m->local > m->maxseen ? m->local : m->maxseen);
+  if ((m->mode == MV_SER || m->mode == MV_LIN) && !(validate(m, cts) && mv_vvalidate(m)))
+    mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+  mv_vrelease(m, cts);
+  __atomic_store_n(&m->cell, ((w >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_SEQ_CST);
+  end_tx(m);
+  m->retries = 0;
+  mv_vquiesce(m, cts);
+}
+
 void mv_commit(struct amber_thread *t) {
   struct mv_thread *m = mv_thread_of(t);
   if (!m->in_tx) return;
@@ -388,9 +411,13 @@ void mv_commit(struct amber_thread *t) {
     m->retries = 0;
     return;
   }
-  if (m->head == m->txstart) { /* read-only: nothing shared was written */
+  if (m->head == m->txstart && !m->nvw) { /* read-only: nothing shared was written */
     end_tx(m);
     m->retries = 0;
+    return;
+  }
+  if (m->head == m->txstart) {
+    commit_ordinary(t, m);
     return;
   }
   /* A checkpoint round takes all of a transaction's blocks at once. */
@@ -429,7 +456,8 @@ void mv_commit(struct amber_thread *t) {
     if (r > mx) mx = r;
   }
   uint64_t cts = amber_ordo_new_time(mx);
-  if ((m->mode == MV_SER || m->mode == MV_LIN) && !validate(m, cts)) mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+  if ((m->mode == MV_SER || m->mode == MV_LIN) && !(validate(m, cts) && mv_vvalidate(m)))
+    mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
   if (mv.check) pthread_rwlock_rdlock(&mv_check_lock);
   /* Durable before visible: one record, one fence. */
   mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn);
@@ -441,6 +469,10 @@ void mv_commit(struct amber_thread *t) {
     x->older = __atomic_load_n(&x->ctl->head, __ATOMIC_ACQUIRE);
     __atomic_store_n(&x->ctl->head, x, __ATOMIC_RELEASE);
   }
+  /* Ordinary memory at the same cts, while COMMITTING: a reader that waited
+   * on one of our words sees it released when our cell changes. */
+  size_t vw = m->nvw;
+  mv_vrelease(m, cts);
   __atomic_store_n(&m->cell, ((w >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_SEQ_CST);
   for (uint64_t pos = m->txstart; pos < m->head; pos++)
     __atomic_store_n(&mv_slot(m, pos)->ctl->lock, 0, __ATOMIC_RELEASE);
@@ -451,6 +483,7 @@ void mv_commit(struct amber_thread *t) {
   if (mv.check) pthread_rwlock_unlock(&mv_check_lock);
   end_tx(m);
   m->retries = 0;
+  if (vw) mv_vquiesce(m, cts);
   if (mv.eager) eager_writeback(m, cts);
 }
 
@@ -464,6 +497,7 @@ void mv_abort(struct amber_thread *t) {
     if (__atomic_load_n(&x->ctl->lock, __ATOMIC_ACQUIRE) == (uintptr_t)x) __atomic_store_n(&x->ctl->lock, 0, __ATOMIC_RELEASE);
   }
   m->head = m->txstart; /* never linked: nobody else saw these copies */
+  mv_vabort(m);
   end_tx(m);
   if (m->backoff) {
     m->backoff = 0;

@@ -424,9 +424,21 @@ static int rom_close(struct amber_heap *h, uint64_t wait_ms) {
 
 /* ---- transactions ---- */
 
+/* Ordinary memory needs nothing more than the lock: readers exclude
+ * writers and writers each other.  A reader that is about to store to
+ * ordinary memory another thread can reach becomes a writer (else two
+ * readers would update it at once: docs/engines/romulus.md, "Ordinary
+ * memory"). */
 static void rom_begin(struct amber_thread *t) {
   if (t->writer) write_lock();
   else read_lock();
+  t->vguard = t->writer ? 0 : AMBER_VGUARD_WRITES;
+}
+
+static void rom_vwrite(struct amber_thread *t, void *addr, size_t n) {
+  (void)addr;
+  (void)n;
+  if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
 }
 
 static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
@@ -589,4 +601,5 @@ const struct amber_engine amber_engine_romulus = {
     .commit = rom_commit,
     .abort = rom_abort,
     .unlogged = rom_unlogged,
+    .vwrite = rom_vwrite,
 };

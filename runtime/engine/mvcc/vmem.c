@@ -1,0 +1,209 @@
+/* Ordinary memory under the MVCC engine (docs/engines/mvcc.md, "Ordinary
+ * memory"): globals, the volatile heap and anything else outside the
+ * persistent heap that a region reaches get concurrency control under the
+ * engine's own timestamps, and no durability.
+ *
+ * Ordinary memory has one version, the bytes in place (code outside regions
+ * reads them directly), so a transaction writes it in place, under a lock,
+ * with an undo record (tx.c), and a reader that cannot use the bytes in
+ * place restarts instead of reading an older version.  A lock table of
+ * VT_N words covers it, one word per aligned 8 bytes (addresses VT_N * 8
+ * apart share a word: a false conflict, never a missed one):
+ *
+ *   even: version << 1, the commit ts of the last transaction that wrote
+ *         a location of this word (0: none since the process started)
+ *   odd:  (struct mv_thread *) | 1, the writer holding it until it ends
+ *
+ * Invariant V1: while a transaction holds a word, every byte it stored to
+ * the word's locations is there in place and nobody else stores to them in
+ * a transaction; it releases the word with its commit ts (after its OLog
+ * record is durable and its copies are linked: durable before visible, as
+ * for blocks) or, aborting, with the version it found, after tx.c put the
+ * old bytes back.
+ *
+ * Invariant V2: a transaction uses a word's bytes only while the word is
+ * unlocked with a version certainly older than its local-ts, or its own.  A
+ * writer that takes the word after such a read draws its commit ts later
+ * than the read, hence not certainly before local-ts: the reader then sees
+ * the bytes of exactly the commits certainly older than its local-ts, the
+ * same snapshot its blocks come from (txn.c, resolve).  So SI holds as
+ * for blocks; SER and LIN writers validate their reads at commit (V3). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "amber.h"
+#include "base/diag.h"
+#include "base/shared.h"
+#include "tx/tx.h"
+#include "mvcc.h"
+
+#define VT_BITS 20
+#define VT_N (1u << VT_BITS)
+/* Zero-filled by the loader; pages are touched as words are used. */
+static uint64_t vtab[VT_N] __attribute__((aligned(4096)));
+
+static inline uint64_t *word_of(const void *p) { return &vtab[((uintptr_t)p >> 3) & (VT_N - 1)]; }
+static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(uintptr_t)m | 1u; }
+
+static inline void cpu_wait(unsigned *spins) {
+  if (++*spins < 128) __builtin_ia32_pause();
+  else {
+    sched_yield();
+    *spins = 0;
+  }
+}
+
+static noreturn void vrestart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why) {
+  m->backoff = 1;
+  m->vconflicts++;
+  amber_tx_restart(t, why);
+}
+
+/* Word *w is held by another transaction (value v): wait while that one is
+ * committing (it releases the word without waiting for anyone), else
+ * restart: an active holder may wait for us, and its bytes in place are
+ * not committed. */
+static void held_elsewhere(struct amber_thread *t, struct mv_thread *m, const uint64_t *w, uint64_t v) {
+  struct mv_thread *o = (struct mv_thread *)(uintptr_t)(v & ~(uint64_t)1);
+  uint64_t c = __atomic_load_n(&o->cell, __ATOMIC_ACQUIRE);
+  if (MV_STATE(c) != MV_COMMITTING) {
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) != v) return; /* released meanwhile: look again */
+    vrestart(t, m, AMBER_ABORT_CONFLICT);
+  }
+  unsigned spins = 0;
+  while (__atomic_load_n(&o->cell, __ATOMIC_ACQUIRE) == c && __atomic_load_n(w, __ATOMIC_ACQUIRE) == v) cpu_wait(&spins);
+}
+
+/* V2: a version this transaction may read or overwrite. */
+static inline void check_version(struct amber_thread *t, struct mv_thread *m, uint64_t v) {
+  if (__builtin_expect(!(amber_ordo_cmp_time(v >> 1, m->local) < 0), 0))
+    vrestart(t, m, m->mode == MV_LIN ? AMBER_ABORT_FUTURE : AMBER_ABORT_VALIDATION);
+}
+
+static void grow(void **p, size_t *cap, size_t elem) {
+  size_t n = *cap ? *cap * 2 : 64;
+  void *q = realloc(*p, n * elem);
+  if (!q) amber_fatal("mvcc: out of memory for a transaction's ordinary-memory set (%zu entries)", n);
+  *p = q;
+  *cap = n;
+}
+
+void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  struct mv_thread *m = t->engine_data;
+  const char *p = addr;
+  char *d = dst;
+  int track = m->mode == MV_SER || m->mode == MV_LIN;
+  while (n) {
+    size_t k = 8 - ((uintptr_t)p & 7);
+    if (k > n) k = n;
+    uint64_t *w = word_of(p);
+    for (;;) {
+      uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+      if (v & 1) {
+        if (v == held_by(m)) {
+          amber_shared_load(d, p, k);
+          break;
+        }
+        held_elsewhere(t, m, w, v);
+        continue;
+      }
+      check_version(t, m, v);
+      amber_shared_load(d, p, k);
+      /* The bytes are the version's only if the word did not change meanwhile
+       * (a writer takes the word before it stores). */
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      if (__atomic_load_n(w, __ATOMIC_RELAXED) != v) continue;
+      if (track && (!m->nvr || m->vr[m->nvr - 1] != w)) {
+        if (m->nvr == m->capvr) grow((void **)&m->vr, &m->capvr, sizeof *m->vr);
+        m->vr[m->nvr++] = w;
+      }
+      break;
+    }
+    p += k;
+    d += k;
+    n -= k;
+  }
+}
+
+void mv_vwrite(struct amber_thread *t, void *addr, size_t n) {
+  struct mv_thread *m = t->engine_data;
+  uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + n;
+  for (; a < end; a += 8) {
+    uint64_t *w = word_of((const void *)a);
+    for (;;) {
+      uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+      if (v == held_by(m)) break;
+      if (v & 1) {
+        held_elsewhere(t, m, w, v);
+        continue;
+      }
+      /* First committer wins, as for blocks (txn.c, mv_store). */
+      check_version(t, m, v);
+      if (m->nvw == m->capvw) grow((void **)&m->vw, &m->capvw, sizeof *m->vw);
+      /* Seq_cst: before any store of ours to the word's locations (V1). */
+      if (__atomic_compare_exchange_n(w, &v, held_by(m), 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        m->vw[m->nvw].word = w;
+        m->vw[m->nvw].old = v;
+        m->nvw++;
+        break;
+      }
+    }
+  }
+}
+
+/* V3: a SER or LIN writer's reads of ordinary memory still hold at commit:
+ * each word read is unlocked with a version certainly older than local-ts,
+ * or held by this transaction (taken after the read, when it still was).
+ * A word held by another transaction fails it: that one may commit before
+ * us with what we read overwritten. */
+int mv_vvalidate(struct mv_thread *m) {
+  for (size_t i = 0; i < m->nvr; i++) {
+    uint64_t v = __atomic_load_n(m->vr[i], __ATOMIC_SEQ_CST);
+    if (v == held_by(m)) continue;
+    if ((v & 1) || !(amber_ordo_cmp_time(v >> 1, m->local) < 0)) return 0;
+  }
+  return 1;
+}
+
+/* V1, commit: the words go to version cts.  Release: the bytes stored in
+ * place are visible to whoever sees the new version. */
+void mv_vrelease(struct mv_thread *m, uint64_t cts) {
+  for (size_t i = 0; i < m->nvw; i++) __atomic_store_n(m->vw[i].word, cts << 1, __ATOMIC_RELEASE);
+  m->vwritten += m->nvw;
+  m->nvw = 0;
+  m->nvr = 0;
+}
+
+/* V1, abort (after tx.c restored the bytes): each word back to the
+ * version it had, so readers that read it before see no change. */
+void mv_vabort(struct mv_thread *m) {
+  for (size_t i = m->nvw; i-- > 0;) __atomic_store_n(m->vw[i].word, m->vw[i].old, __ATOMIC_RELEASE);
+  m->nvw = 0;
+  m->nvr = 0;
+}
+
+/* Privatization safety, after a commit that wrote ordinary memory at cts:
+ * returns once every transaction that may have read what this one changed
+ * (an AMBER_ATOMIC transaction running with a local-ts not certainly after
+ * cts) has ended.  A region that unlinks an object from a shared structure
+ * can then use or free it outside regions: no transaction still running
+ * reads it, or writes it in place and later restores it (undo) over the
+ * program's own stores.  AMBER_PERSISTENT regions take their isolation from
+ * the program's locks and are not waited for (one may wait for a lock this
+ * thread holds). */
+void mv_vquiesce(struct mv_thread *m, uint64_t cts) {
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
+    if (o == m) continue;
+    uint64_t seq = __atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST);
+    unsigned spins = 0;
+    int waited = 0;
+    while ((seq & 1) && __atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) == seq) {
+      uint64_t a = __atomic_load_n(&o->active, __ATOMIC_SEQ_CST);
+      if (a == MV_INACTIVE || __atomic_load_n(&o->persistent, __ATOMIC_RELAXED)) break;
+      if (a != MV_STARTING && amber_ordo_cmp_time(a, cts) > 0) break; /* it started after us: it sees our commit */
+      waited = 1;
+      cpu_wait(&spins);
+    }
+    m->vquiesce_waits += waited;
+  }
+}
