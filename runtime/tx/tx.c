@@ -15,6 +15,8 @@
 #include "pm/pm.h"
 
 const struct amber_engine *amber_tx_engine;
+int amber_tx_ready;
+__thread int amber_tx_opening;
 
 /* Set once, by the process layer's constructor, before any transaction. */
 static void (*opener)(void);

@@ -114,8 +114,15 @@ extern const struct amber_engine *amber_tx_engine;
  * transaction (or amber_root) that finds no engine runs it, once. */
 void amber_tx_set_opener(void (*open)(void));
 void amber_tx_open_slow(void);
+/* 1 once the process layer has opened and recovered the heap: release-
+ * stored last, so a thread that sees it sees the open heap and engine.
+ * Until then amber_tx_engine belongs to the thread opening the heap, whose
+ * recovery runs transactions itself (amber_tx_opening). */
+extern int amber_tx_ready;
+extern __thread int amber_tx_opening __attribute__((tls_model("initial-exec")));
+static inline int amber_tx_is_ready(void) { return __atomic_load_n(&amber_tx_ready, __ATOMIC_ACQUIRE); }
 static inline void amber_tx_ensure_open(void) {
-  if (__builtin_expect(amber_tx_engine == NULL, 0)) amber_tx_open_slow();
+  if (__builtin_expect(!amber_tx_is_ready(), 0) && !amber_tx_opening) amber_tx_open_slow();
 }
 
 /* Abandons the running transaction (undoing its effects) and runs it again
