@@ -55,6 +55,19 @@ void __amber_region_end(void);
  * transactions; use atomics on them.  docs/guide.md 2.6. */
 #define AMBER_UNISOLATED __attribute__((annotate("amber.unisolated")))
 
+/* Inside a region: abandons the running transaction (every persistent and
+ * ordinary store it made is undone, its allocations returned) and runs the
+ * outermost region again from its start, after letting other threads run:
+ * for a region that finds the state is not yet what it needs (a queue
+ * empty, a slot taken).  Fatal outside a region, inside a lock-delimited
+ * section, and after the region made an irrevocable call (I/O or code amber
+ * could not instrument: that cannot be undone).  docs/guide.md 2.2.
+ * (The macro reaches the runtime directly: a call the pass would otherwise
+ * treat as unknown code.) */
+_Noreturn void __amber_retry(void);
+_Noreturn void amber_retry(void);
+#define amber_retry() __amber_retry()
+
 /* The persistent root object: zeroed on first use, the same object on every
  * later run.  Asking for a different size than the heap recorded is an error.
  * Call it outside regions. */

@@ -1,6 +1,6 @@
 /* Lazy, idempotent initialisation of the process's heap: options, backend,
- * open or create, recovery, allocator indexes.  It runs before main from the
- * module constructor the pass emits, or on the first amber call. */
+ * open or create, recovery, allocator indexes.  It runs at the heap's first
+ * use: amber_root, the first region (tx/tx.c's opener), amber_usage. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +53,7 @@ static void close_at_exit(void) {
 }
 
 static void init(void) {
+  amber_tx_opening = 1; /* recovery and the root's creation run transactions here */
   /* Creating, opening and recovering the heap touch its pages: a page the
    * file cannot give is an amber: error: (heap/fault.c), until the
    * interceptors' handler takes over below. */
@@ -151,6 +152,9 @@ static void init(void) {
   __atomic_store_n(&__amber_heap_base, (uintptr_t)h->window, __ATOMIC_RELEASE);
   __atomic_store_n(&__amber_heap_size, h->hdr.data_size, __ATOMIC_RELEASE);
   atexit(close_at_exit);
+  /* Last: other threads' first regions wait in pthread_once until here. */
+  __atomic_store_n(&amber_tx_ready, 1, __ATOMIC_RELEASE);
+  amber_tx_opening = 0;
 }
 
 /* libamber.so (and a static link that uses the process layer) registers the
@@ -158,7 +162,7 @@ static void init(void) {
 __attribute__((constructor)) static void register_opener(void) { amber_tx_set_opener(amber_ensure_init); }
 
 void amber_ensure_init(void) {
-  if (__builtin_expect(amber_tx_engine != NULL, 1)) return;
+  if (__builtin_expect(amber_tx_is_ready(), 1) || amber_tx_opening) return;
   pthread_once(&once, init);
 }
 
@@ -166,11 +170,13 @@ void __amber_module_init(uint32_t abi_version) {
   if (abi_version != AMBER_ABI_VERSION)
     amber_fatal("this program was compiled for amber ABI %u but the loaded runtime implements ABI %u; rebuild it with this amber's amber-cc",
                 abi_version, AMBER_ABI_VERSION);
-  amber_ensure_init();
+  /* Nothing is opened here: the heap opens at its first use (amber_root,
+   * a region, amber_usage), so a program that never uses one opens none
+   * and recovery runs when a program first needs the heap. */
 }
 
 int amber_close(void) {
-  if (!amber_tx_engine || __atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) return 0;
+  if (!amber_tx_is_ready() || __atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) return 0;
   amber_stats_at_exit();
   if (amber_thread()->depth > 0) {
     /* exit() from inside a region: that region never committed, and its
@@ -205,7 +211,7 @@ int amber_close(void) {
 }
 
 int amber_close_unchanged(void) {
-  if (!amber_tx_engine || amber_heap_closed) return -1;
+  if (!amber_tx_is_ready() || amber_heap_closed) return -1;
   struct amber_thread *self = amber_thread();
   int others = 0;
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) others += t != self;

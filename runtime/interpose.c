@@ -30,7 +30,7 @@ void amber_interpose_heap_opened(void) {
   if (on_heap_open) on_heap_open();
 }
 
-int amber_interpose_ready(void) { return __atomic_load_n(&amber_tx_engine, __ATOMIC_ACQUIRE) != NULL; }
+int amber_interpose_ready(void) { return amber_tx_is_ready(); }
 
 int amber_interpose_heap_mapped(void) { return amber_interpose_ready() && !amber_heap_forked && amber_the_heap.data; }
 
@@ -68,7 +68,7 @@ int amber_interpose_heap_contains(const void *addr) {
  * at the alias.  Either way libc never reads the canonical window itself:
  * it is inaccessible (strict mode) or may be stale. */
 static int engine_reads(void) {
-  if (!amber_tx_engine) return 0;
+  if (!amber_tx_is_ready()) return 0;
   if (amber_tx_engine->direct_reads) return amber_thread()->depth == 0;
   return !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
 }

@@ -18,6 +18,7 @@
 
 #include "tx/alloc.h"
 #include "check.h"
+#include "amber_interface.h"
 #include "amber_ordo.h"
 #include "amber_tool.h"
 #include "base/diag.h"
@@ -44,7 +45,8 @@ static const char synopsis[] =
     "  amber ordo HEAP [--json]\n"
     "  amber plant-sites\n"
     "  amber help-options [--markdown]\n"
-    "  amber help | --help | -h\n";
+    "  amber help | --help | -h\n"
+    "  amber --version\n";
 
 /* A usage error: the synopsis on stderr (the caller exits 2). */
 static void usage(FILE *f) { fprintf(f, "usage:\n%sRun 'amber --help' for the manual.\n", synopsis); }
@@ -377,6 +379,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   const char *c = argv[1];
+  if (!strcmp(c, "--version") || !strcmp(c, "version")) {
+    /* What a bug report needs: the release, and the formats it reads and
+     * writes (a heap of another layout is refused; a program built for
+     * another ABI too). */
+    printf("amber %s (heap layout version %u, pass ABI version %u, LLVM %d)\n", AMBER_VERSION, AMBER_FORMAT_VERSION,
+           AMBER_ABI_VERSION, AMBER_LLVM_MAJOR);
+    return 0;
+  }
   if (!strcmp(c, "--help-options") || !strcmp(c, "help-options")) {
     amber_options_print(stdout, argc > 2 && !strcmp(argv[2], "--markdown"));
     return 0;

@@ -93,10 +93,75 @@ static void note_secure(void) {
              (unsigned)geteuid());
 }
 
+/* Every option's variable name, upper case (the table's order). */
+static const char *const known[] = {
+#define AMBER_OPT(f, kind, def, help) "AMBER_" #f,
+#include "options.inc"
+#undef AMBER_OPT
+};
+/* Variables of amber's own tools (amber-cc, tools/amber-run, the test and
+ * bench drivers), which a program may inherit: not options of the runtime. */
+static const char *const tools_own[] = {"AMBER_CC",          "AMBER_CC_CLANG",     "AMBER_LIB",
+                                        "AMBER_BUILD",       "AMBER_TEST_JOBS",    "AMBER_LLVM_SYMBOLIZER",
+                                        "AMBER_TSAN_OPTIONS", "AMBER_FUZZ_IMAGES", "AMBER_FUZZ_VERBOSE"};
+
+/* Edit distance of a and b, case-insensitive (short names: a row at a time). */
+static size_t distance(const char *a, const char *b) {
+  size_t nb = strlen(b), row[128];
+  if (nb >= 128) return (size_t)-1;
+  for (size_t j = 0; j <= nb; j++) row[j] = j;
+  for (size_t i = 1; a[i - 1]; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= nb; j++) {
+      size_t up = row[j];
+      size_t sub = diag + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+      size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+      row[j] = sub < best ? sub : best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* A misspelt option is silently ignored otherwise (AMBER_HEAPSIZE for
+ * AMBER_HEAP_SIZE): one warning per unknown AMBER_* variable, naming the
+ * nearest option when one is close. */
+static void warn_unknown(void) {
+  extern char **environ;
+  char name[128], buf[64];
+  for (char **e = environ; e && *e; e++) {
+    if (strncmp(*e, "AMBER_", 6)) continue;
+    size_t n = strcspn(*e, "=");
+    if (n >= sizeof name) n = sizeof name - 1;
+    memcpy(name, *e, n);
+    name[n] = 0;
+    int ok = 0;
+    for (size_t i = 0; !ok && i < sizeof known / sizeof known[0]; i++) ok = !strcmp(name, upper_name(known[i], buf));
+    for (size_t i = 0; !ok && i < sizeof tools_own / sizeof tools_own[0]; i++) ok = !strcmp(name, tools_own[i]);
+    if (ok) continue;
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+      size_t d = distance(name + 6, known[i] + 6);
+      if (d < bd) {
+        bd = d;
+        best = known[i];
+      }
+    }
+    if (best && bd <= 3 && bd * 3 <= strlen(name + 6) + 2)
+      amber_warn("%s is not an amber option and is ignored; did you mean %s? ('amber help-options' lists them)", name,
+                 upper_name(best, buf));
+    else
+      amber_warn("%s is not an amber option and is ignored ('amber help-options' lists them)", name);
+  }
+}
+
 void amber_options_load(void) {
   if (loaded) return;
   loaded = 1;
   note_secure();
+  if (!amber_options_secure()) warn_unknown();
   const char *v;
 #define AMBER_OPT(f, kind, def, help)                                          \
   PARSE_##kind("default of AMBER_" #f, def, &amber_opt.f);                                \

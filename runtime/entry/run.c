@@ -44,6 +44,7 @@ void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
 void __amber_irrevocable_io(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  if (t->depth > 0) t->irrevocable_done = 1;
   /* Its output would happen again at replay. */
   amber_op_giveup(t, "called a function with outside effects (I/O)");
 }
@@ -54,4 +55,8 @@ void __amber_irrevocable(void) {
   if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
   amber_op_giveup(t, "called code amber could not instrument");
   amber_tx_engine->unlogged(t);
+  t->irrevocable_done = 1; /* after unlogged: mvcc restarts the region alone there first */
 }
+
+void __amber_retry(void) { amber_tx_retry(amber_thread()); }
+void(amber_retry)(void) { amber_tx_retry(amber_thread()); }

@@ -3,6 +3,7 @@
  * sections' transactions and the runtime's own internal transactions. */
 #include "tx.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "pm/pm.h"
 
 const struct amber_engine *amber_tx_engine;
+int amber_tx_ready;
+__thread int amber_tx_opening;
 
 /* Set once, by the process layer's constructor, before any transaction. */
 static void (*opener)(void);
@@ -87,6 +90,30 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
   siglongjmp(t->restart, 1);
 }
 
+noreturn void amber_tx_retry(struct amber_thread *t) {
+  if (!t->depth)
+    amber_fatal("amber_retry() called outside any region; it runs the region that calls it again from its start: call it "
+                "inside AMBER_ATOMIC or AMBER_PERSISTENT");
+  const char *file = t->desc && t->desc->file ? t->desc->file : "?";
+  unsigned line = t->desc ? t->desc->line : 0;
+  if (t->fase == AMBER_FASE_OPEN)
+    amber_fatal("amber_retry() inside a lock-delimited section (AMBER_FASE=locks): a section has no start to run again; "
+                "put the code that retries in an AMBER_ATOMIC region");
+  if (t->irrevocable_done)
+    amber_fatal("amber_retry() in %s (%s:%u) after it made an irrevocable call (I/O, or code amber could not instrument), "
+                "whose effects cannot be undone; decide to retry before such calls",
+                amber_tx_name(t), file, line);
+  if (!t->desc) AMBER_BUG("amber_retry() in amber's own transaction");
+  undo_volatile(t);
+  amber_alloc_abort(t);
+  t->nvfree = 0;
+  amber_tx_engine->abort(t);
+  t->aborts[AMBER_ABORT_RETRY]++;
+  /* The state it waits for is made by other threads: let them run. */
+  sched_yield();
+  siglongjmp(t->restart, 1);
+}
+
 /* This thread's fences and flushes so far (every category). */
 static void pm_mark(uint64_t m[2]) {
   const struct amber_pm_counters *c = amber_pm_counters();
@@ -138,6 +165,7 @@ void amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *
   sigsetjmp(t->restart, 0);
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;
+  t->irrevocable_done = 0;
   amber_op_begin(t, desc, arg);
   amber_tx_engine->begin(t);
   t->depth = 1;

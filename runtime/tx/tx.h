@@ -20,6 +20,7 @@ enum amber_abort_reason {
   AMBER_ABORT_FUTURE,     /* linearizable: a version from the future */
   AMBER_ABORT_CAPACITY,   /* the thread's version log is full */
   AMBER_ABORT_IRREVOCABLE, /* it calls code amber could not instrument: it restarts alone (mvcc) */
+  AMBER_ABORT_RETRY,      /* the region called amber_retry() */
   AMBER_ABORT_NREASONS
 };
 
@@ -41,6 +42,9 @@ struct amber_thread {
    * go through the engine's vread / vwrite.  Set by the engine's begin,
    * cleared when the transaction ends. */
   int vguard;
+  /* The running transaction made an irrevocable call (I/O, code amber could
+   * not instrument): its effects can no longer be undone by amber_retry. */
+  int irrevocable_done;
   void *held_lock; /* a runtime mutex held across engine calls (released on abort) */
   /* Lock-delimited sections (AMBER_FASE=locks, tx/fase.c): the
    * program's mutexes and rwlock write locks this thread holds (counted
@@ -110,13 +114,24 @@ extern const struct amber_engine *amber_tx_engine;
  * transaction (or amber_root) that finds no engine runs it, once. */
 void amber_tx_set_opener(void (*open)(void));
 void amber_tx_open_slow(void);
+/* 1 once the process layer has opened and recovered the heap: release-
+ * stored last, so a thread that sees it sees the open heap and engine.
+ * Until then amber_tx_engine belongs to the thread opening the heap, whose
+ * recovery runs transactions itself (amber_tx_opening). */
+extern int amber_tx_ready;
+extern __thread int amber_tx_opening __attribute__((tls_model("initial-exec")));
+static inline int amber_tx_is_ready(void) { return __atomic_load_n(&amber_tx_ready, __ATOMIC_ACQUIRE); }
 static inline void amber_tx_ensure_open(void) {
-  if (__builtin_expect(amber_tx_engine == NULL, 0)) amber_tx_open_slow();
+  if (__builtin_expect(!amber_tx_is_ready(), 0) && !amber_tx_opening) amber_tx_open_slow();
 }
 
 /* Abandons the running transaction (undoing its effects) and runs it again
  * from the start; AMBER_ABORT_UPGRADE re-runs it as a writer. */
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why);
+
+/* amber_retry(): undoes the running transaction (a writer too, on every
+ * engine) and runs the outermost region again; fatal where it cannot. */
+noreturn void amber_tx_retry(struct amber_thread *t);
 
 /* Bits of desc->runtime_state, the runtime's per-region hints (0x4 belongs
  * to op.c).  WRITER: the region wrote before, start it as a writer.
@@ -196,9 +211,11 @@ struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
 /* Records the old content of a volatile location the transaction is about to
  * overwrite, when it may abort. */
 void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n);
-/* The running transaction may still abort: its volatile stores need undo. */
+/* The running transaction may still be undone: its volatile stores need
+ * undo.  Every region's may (a conflict, an upgrade to writer, or
+ * amber_retry on any engine); a lock-delimited section's never. */
 static inline int amber_tx_may_abort(const struct amber_thread *t) {
-  return t->depth && (!t->writer || amber_tx_engine->aborts_writers);
+  return t->depth && t->fase != AMBER_FASE_OPEN;
 }
 
 #endif

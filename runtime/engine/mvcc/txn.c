@@ -490,8 +490,13 @@ void mv_commit(struct amber_thread *t) {
 void mv_abort(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
   if (!m || !m->in_tx) return;
-  /* Nothing restarts it: it runs alone and never waits for a lock. */
-  if (m->solo) AMBER_BUG("an irrevocable mvcc transaction (region %s) was asked to restart", t->desc && t->desc->name ? t->desc->name : "?");
+  /* Nothing but amber_retry restarts it (it runs alone and never waits for
+   * a lock), and its stores are in place, undone only by recovery. */
+  if (m->solo)
+    amber_fatal("amber_retry() in irrevocable region %s (%s:%u): it runs alone and in place because it calls code amber could "
+                "not instrument, so it cannot be undone; move that call out of the region, or decide before the region",
+                t->desc && t->desc->name ? t->desc->name : "?", t->desc && t->desc->file ? t->desc->file : "?",
+                t->desc ? t->desc->line : 0);
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
     struct mv_copy *x = mv_slot(m, pos);
     if (__atomic_load_n(&x->ctl->lock, __ATOMIC_ACQUIRE) == (uintptr_t)x) __atomic_store_n(&x->ctl->lock, 0, __ATOMIC_RELEASE);

@@ -578,9 +578,34 @@ static void rom_commit(struct amber_thread *t) {
   else read_unlock();
 }
 
+/* A writer undone (amber_retry): main gets back's bytes for every line the
+ * transaction logged (while MUTATING back holds the last committed state,
+ * I1), durable before IDLE says the twins are equal again (recovery trusts
+ * main when IDLE).  Loads outside regions read back meanwhile. */
+static void rollback(struct rom_log *l) {
+  if (l->unlogged) AMBER_BUG("romulus: an irrevocable writer was undone");
+  if (l->mutating) {
+    for (size_t i = 0; i < l->n; i++) {
+      char *m = heap->data + l->lines[i];
+      memcpy(m, heap->engine_area + l->lines[i], AMBER_LINE);
+      amber_pm_wrote(m, AMBER_LINE);
+      amber_pm_flush(m, AMBER_LINE, l->lines[i] < meta_end ? AMBER_PM_ALLOC : AMBER_PM_DATA);
+    }
+    amber_pm_fence(AMBER_PM_DATA);
+    readers_to_main();
+    set_state(heap, ROM_IDLE, 0);
+  }
+  log_reset(l);
+}
+
 static void rom_abort(struct amber_thread *t) {
-  /* Only readers restart (to become writers), and readers never write. */
-  if (t->writer) AMBER_BUG("romulus writer aborted");
+  /* Readers restart to become writers (they never wrote); writers only at
+   * amber_retry. */
+  if (t->writer) {
+    rollback(log_of(t));
+    write_unlock();
+    return;
+  }
   read_unlock();
 }
 
