@@ -84,6 +84,16 @@ void amber_usage(struct amber_usage *out);
 /* Print the statistics (commits, aborts, flushes and fences by category). */
 void amber_stats_print(void);
 
+/* Opens the heap now (creating it when missing) and recovers it, instead of
+ * at its first use: the file `path`, or with NULL the default (AMBER_HEAP,
+ * else the private default, docs/guide.md section 7).  AMBER_HEAP, when
+ * set, takes precedence over `path`, so a program's heap can be moved
+ * without rebuilding it (AMBER_VERBOSE says so; set-user-ID programs ignore
+ * AMBER_HEAP).  Call it outside regions, before the first one or
+ * amber_root; one heap per process: naming another heap once one is open
+ * is an error.  Errors are fatal, as at any open.  Returns 0. */
+int amber_open(const char *path);
+
 /* Checkpoint and close the heap cleanly (also done at exit).  After it, any
  * persistent access is an error.  Regions that start on other threads during
  * it never run; running ones get AMBER_EXIT_WAIT ms to end.  Returns 0 on

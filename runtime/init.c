@@ -1,9 +1,11 @@
 /* Lazy, idempotent initialisation of the process's heap: options, backend,
  * open or create, recovery, allocator indexes.  It runs at the heap's first
  * use: amber_root, the first region (tx/tx.c's opener), amber_usage. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tx/alloc.h"
@@ -27,6 +29,10 @@
 #include "tx/tx.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* The heap amber_open named before the open (init reads it), or "". */
+static char open_path[PATH_MAX];
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What opening a clean heap writes (its status words and ORDO record), as
  * they were before, and the persistence counters once the open was done:
@@ -68,12 +74,22 @@ static void init(void) {
                 "transactions, e.g. 5000 (the default)",
                 (unsigned long long)amber_opt.exit_wait);
   char path[PATH_MAX];
-  int named = amber_opt.heap_set && amber_opt.heap[0];
+  int env_named = amber_opt.heap_set && amber_opt.heap[0];
+  pthread_mutex_lock(&open_lock);
+  int named = env_named || open_path[0];
   if (amber_opt.heap_shared && !named)
-    amber_fatal("AMBER_HEAP_SHARED=1 applies to a heap AMBER_HEAP names, and AMBER_HEAP is not set (the private default "
-                "is never shared); set AMBER_HEAP to the shared heap's path");
-  if (named) snprintf(path, sizeof path, "%s", amber_opt.heap);
-  else if (amber_heap_default_path(path, sizeof path) != 0) exit(2);
+    amber_fatal("AMBER_HEAP_SHARED=1 applies to a heap AMBER_HEAP or amber_open names, and neither does (the private "
+                "default is never shared); set AMBER_HEAP to the shared heap's path");
+  if (env_named) {
+    snprintf(path, sizeof path, "%s", amber_opt.heap);
+    if (open_path[0] && strcmp(open_path, path))
+      amber_info("amber_open(\"%s\"): AMBER_HEAP=%s takes precedence", open_path, path);
+  } else if (open_path[0]) {
+    snprintf(path, sizeof path, "%s", open_path);
+  } else if (amber_heap_default_path(path, sizeof path) != 0) {
+    exit(2);
+  }
+  pthread_mutex_unlock(&open_lock);
   unsigned mode = 0;
   if (amber_opt.heap_mode_set && amber_opt.heap_mode[0] && amber_heap_mode_parse(amber_opt.heap_mode, &mode) != 0) exit(2);
   if ((mode & 022) && !amber_opt.heap_shared)
@@ -173,6 +189,29 @@ void __amber_module_init(uint32_t abi_version) {
   /* Nothing is opened here: the heap opens at its first use (amber_root,
    * a region, amber_usage), so a program that never uses one opens none
    * and recovery runs when a program first needs the heap. */
+}
+
+int amber_open(const char *path) {
+  if (path && !path[0]) amber_fatal("amber_open(\"\"): name a heap file, or pass NULL for the default heap");
+  if (path && strlen(path) >= sizeof open_path)
+    amber_fatal("amber_open: a heap path of %zu bytes is longer than the %zu the runtime takes", strlen(path),
+                sizeof open_path - 1);
+  struct amber_thread *t = amber_tx_is_ready() ? amber_thread() : NULL;
+  if (t && t->depth) amber_fatal("amber_open called inside a region; call it before the program's first region");
+  pthread_mutex_lock(&open_lock);
+  if (path && !open_path[0] && !amber_tx_is_ready()) snprintf(open_path, sizeof open_path, "%s", path);
+  pthread_mutex_unlock(&open_lock);
+  amber_ensure_init();
+  /* A second name for the one heap of the process: the file itself decides
+   * (a link or another spelling of the same path is the same heap). */
+  if (path && !(amber_opt.heap_set && amber_opt.heap[0])) {
+    struct stat a, b;
+    if (stat(path, &a) != 0 || fstat(amber_the_heap.fd, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+      amber_fatal("amber_open(\"%s\"): this process already uses heap %s (opened by an earlier amber_open or its first use); "
+                  "a process uses one heap: call amber_open before any region or amber_root",
+                  path, amber_the_heap.path);
+  }
+  return 0;
 }
 
 int amber_close(void) {

@@ -126,3 +126,23 @@ config.substitutions.append(("%exit_race_runs", lit_config.params.get("exit_race
 # clang links ThreadSanitizer: lib/tsan/libamber.so is built (test/tsan).
 if config.amber_tsan_runtime:
     config.available_features.add("tsan")
+# test/run/sanitizers.c: clang links AddressSanitizer, and AddressSanitizer
+# with UBSan, into a program (their runtimes come with libclang-rt-16-dev);
+# without them that test is UNSUPPORTED.
+def _clang_links(flags):
+    import subprocess, tempfile
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "probe.c")
+        with open(src, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        try:
+            return subprocess.run([os.path.join(tools, "clang")] + flags + [src, "-o", os.path.join(d, "probe")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+        except Exception:
+            return False
+
+for _feature, _flags in (("asan", ["-fsanitize=address"]), ("asan-ubsan", ["-fsanitize=address,undefined"])):
+    if _clang_links(_flags):
+        config.available_features.add(_feature)
+    else:
+        lit_config.note("clang cannot link %s (install libclang-rt-16-dev): tests that need it are UNSUPPORTED" % " ".join(_flags))

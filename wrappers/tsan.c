@@ -37,6 +37,6 @@ __attribute__((constructor)) static void refuse_tsan_ahead(void) {
   if (!init || dl_iterate_phdr(in_program, init) != 1) return;
   amber_fatal("this program has ThreadSanitizer linked into it (-fsanitize=thread) ahead of libamber, so the runtime's own "
               "locks and threads would bypass it: link with -fsanitize=thread -shared-libsan and preload the ThreadSanitizer "
-              "build of libamber (LD_PRELOAD=BUILD/lib/tsan/libamber.so, with AMBER_BASE=0x4000000000); see DEVELOPERS.md, "
+              "build of libamber (LD_PRELOAD=BUILD/lib/tsan/libamber.so); see DEVELOPERS.md, "
               "\"ThreadSanitizer\"");
 }

@@ -522,6 +522,33 @@ static char *put_large(struct amber_thread *t, uint64_t p, uint64_t k, size_t n)
   return page_addr(p);
 }
 
+/* A free slot of slab page p of class cls, taken (its bitmap word written
+ * through the transaction), or NULL when the page has none or is no longer
+ * such a slab.  The caller holds what keeps others off the page. */
+static char *take_slot(struct amber_thread *t, uint32_t p, unsigned cls) {
+  struct amber_page_desc d;
+  amber_tx_read(t, &pagetab[p], &d, sizeof d);
+  if (d.kind != AMBER_PAGE_SLAB || d.cls != cls) return NULL;
+  uint32_t ns = slots_of(cls);
+  for (uint32_t w = 0; w * 64 < ns; w++) {
+    uint64_t free_bits = ~d.bitmap[w];
+    if (w * 64 + 64 > ns) free_bits &= (1ull << (ns - w * 64)) - 1;
+    if (!free_bits) continue;
+    uint32_t b = (uint32_t)__builtin_ctzll(free_bits);
+    uint64_t nw = d.bitmap[w] | (1ull << b);
+    amber_tx_write(t, &pagetab[p].bitmap[w], &nw, sizeof nw);
+    return page_addr(p) + (size_t)(w * 64 + b) * class_size[cls];
+  }
+  return NULL;
+}
+
+/* The slab page of each class the running transaction of this thread made
+ * last (0: none).  It joins its arena's partial list only at commit, so
+ * until then only this transaction allocates from it: consecutive small
+ * allocations of one transaction share its pages instead of taking a page
+ * each.  Reset when the transaction ends either way. */
+static __thread uint32_t tx_slab[NCLS];
+
 /* amber_palloc at the alias (where the runtime writes the object). */
 static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
   *fresh = 1;
@@ -543,22 +570,12 @@ static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
   struct partial_list *l = &a->partial[cls];
   while (l->n) {
     uint32_t p = l->pages[l->n - 1];
-    struct amber_page_desc d;
-    amber_tx_read(t, &pagetab[p], &d, sizeof d);
-    if (d.kind == AMBER_PAGE_SLAB && d.cls == cls) {
-      uint32_t ns = slots_of(cls);
-      for (uint32_t w = 0; w * 64 < ns; w++) {
-        uint64_t free_bits = ~d.bitmap[w];
-        if (w * 64 + 64 > ns) free_bits &= (1ull << (ns - w * 64)) - 1;
-        if (!free_bits) continue;
-        uint32_t b = (uint32_t)__builtin_ctzll(free_bits);
-        uint64_t nw = d.bitmap[w] | (1ull << b);
-        amber_tx_write(t, &pagetab[p].bitmap[w], &nw, sizeof nw);
-        t->held_lock = NULL;
-        pthread_mutex_unlock(&a->lock);
-        *fresh = 0;
-        return page_addr(p) + (size_t)(w * 64 + b) * class_size[cls];
-      }
+    char *o = take_slot(t, p, cls);
+    if (o) {
+      t->held_lock = NULL;
+      pthread_mutex_unlock(&a->lock);
+      *fresh = 0;
+      return o;
     }
     /* Full, or no longer a slab of this class: drop it from the list. */
     l->n--;
@@ -566,8 +583,16 @@ static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
   }
   t->held_lock = NULL;
   pthread_mutex_unlock(&a->lock);
+  if (tx_slab[cls]) {
+    char *o = take_slot(t, tx_slab[cls], cls);
+    if (o) {
+      *fresh = 0;
+      return o;
+    }
+  }
   uint64_t p = take_pages(1);
   if (!p) return out_of_space(n);
+  tx_slab[cls] = (uint32_t)p;
   record(t, AMBER_REC_TOOK_PAGES, p, 1);
   struct amber_page_desc d;
   memset(&d, 0, sizeof d);
@@ -699,6 +724,7 @@ void amber_alloc_commit(struct amber_thread *t) {
     }
   }
   t->nalloc_rec = 0;
+  memset(tx_slab, 0, sizeof tx_slab);
 }
 
 void amber_alloc_abort(struct amber_thread *t) {
@@ -711,4 +737,5 @@ void amber_alloc_abort(struct amber_thread *t) {
     if (r->kind == AMBER_REC_TOOK_PAGES) release_pages(r->page, r->npages);
   }
   t->nalloc_rec = 0;
+  memset(tx_slab, 0, sizeof tx_slab);
 }

@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
     assert(!amber_opt.engine_set);
   } else {
     assert(amber_opt.heap_size == 256u << 20 && !amber_opt.heap_size_set);
-    assert(amber_opt.base == 0x600000000000ull);
+    assert(amber_opt.base == 0x550000000000ull);
     assert(!strcmp(amber_opt.pm, "pmem"));
   }
   return 0;

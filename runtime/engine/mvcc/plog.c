@@ -190,6 +190,19 @@ int mv_olog_reserve(struct mv_thread *m, uint64_t n) {
       mv_olog_recycle(m);
     }
   }
+  /* Nothing live, and the record fits neither before the ring's end nor
+   * behind the pad that would fill it (pad and record together exceed the
+   * ring): only a commit of this thread could move the head, and this one
+   * would wait for itself.  Move the (empty) ring to the next lap instead:
+   * the tail first, durably (mv_ring_write_tail fences), then records from
+   * there.  Every record before it was recycled (cts < c), so c stays the
+   * boundary they were recycled under; the bytes skipped hold only older
+   * laps' records, whose sequence numbers are below the tail's. */
+  if (m->oq_head == m->oq_tail && !room(m, n)) {
+    uint64_t lap = (m->ohead / mv.olog_bytes + 1) * mv.olog_bytes;
+    mv_ring_write_tail(m->ring_id, lap, m->oseq_tail, __atomic_load_n(&mv.c, __ATOMIC_ACQUIRE));
+    m->otail = m->ohead = lap;
+  }
   return m->oq_head - m->oq_tail < mv_oq_n() - 1 && room(m, n) ? 1 : 0;
 }
 

@@ -34,11 +34,18 @@
 
 struct mv_global mv;
 
+/* LeakSanitizer's, when the program runs under it (weak: absent otherwise). */
+extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+
 struct mv_thread *mv_thread_of(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
   if (__builtin_expect(m != NULL, 1)) return m;
   m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) amber_fatal("mvcc: out of memory for thread state");
+  /* The state is never freed and points to malloc'd buffers (read sets,
+   * the ordinary-memory sets): LeakSanitizer scans no mmap'd memory, so
+   * under it the state is a root, or those buffers look leaked at exit. */
+  if (__lsan_register_root_region) __lsan_register_root_region(m, sizeof *m);
   m->slot_size = MV_COPY_HDR + mv.block;
   m->nslots = mv.tlog_bytes / m->slot_size;
   if (m->nslots < 64) m->nslots = 64;

@@ -6,6 +6,11 @@
  *   bank run N     do N transfers, printing "ack I" after each commit
  *   bank check     verify; prints "transfers T", "progress: T" (the transfers
  *                  present, for tools/crashtest), "check: ok" or exits 1
+ *
+ * Built with -DBANK_RETRY (test/crash/crashtest-retry.test), each
+ * transfer's first run scribbles over a balance, allocates and links a junk
+ * record, then calls amber_retry(): all of it must vanish, in every crash
+ * image too (on romulus the writer's rollback restores main from back).
  */
 #include <amber.h>
 #include <stdio.h>
@@ -29,9 +34,24 @@ struct bank {
   struct record *oldest, *newest;
 };
 
+#ifdef BANK_RETRY
+AMBER_UNISOLATED static long runs; /* every run of a transfer's region: not undone */
+#endif
+
 static void transfer(struct bank *b, long seq) {
   long from = (seq * 7) % ACCOUNTS, to = (seq * 11 + 3) % ACCOUNTS, amount = seq % 50 + 1;
   AMBER_ATOMIC {
+#ifdef BANK_RETRY
+    if (runs++ % 2 == 0) {
+      struct record *junk = malloc(sizeof *junk);
+      junk->seq = -1;
+      junk->next = NULL;
+      b->balance[from] += 1000000;
+      if (b->newest) b->newest->next = junk;
+      b->newest = junk;
+      amber_retry();
+    }
+#endif
     struct record *r = malloc(sizeof *r);
     r->seq = seq;
     r->from = from;
