@@ -58,7 +58,6 @@ static inline void do_load(const void *p, void *dst, size_t n) {
     if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, dst, n);
     return;
   }
-  if (amber_op_load(p, dst, n)) return;
   amber_shared_load(dst, p, n); /* maybe a program's atomic (base/shared.h) */
 }
 

@@ -60,25 +60,6 @@ void amber_op_take(struct amber_thread *t, void *dst, size_t n);
 /* The region did something its capture would have refused (declared
  * above, with amber_op_giveup). */
 
-/* A non-heap load inside a region: capture its bytes, or in replay return
- * the recorded ones instead of reading.  Returns 1 when it was served. */
-static inline int amber_op_load(const void *p, void *dst, size_t n) {
-  struct amber_thread *t = amber_self;
-  if (__builtin_expect(!t || t->op < AMBER_OP_CAPTURE, 1)) return 0;
-  if (t->op == AMBER_OP_REPLAY) {
-    amber_op_take(t, dst, n);
-    return 1;
-  }
-  amber_shared_load(dst, p, n); /* maybe a program's atomic (base/shared.h) */
-  amber_op_put(t, dst, n);
-  return 1;
-}
-/* Non-heap memory must be read through amber_op_load (capture or replay). */
-static inline int amber_op_active(void) {
-  struct amber_thread *t = amber_self;
-  return t && t->op >= AMBER_OP_CAPTURE;
-}
-
 /* ---- the program's regions ---- */
 /* AMBER_OLOG=ops: regions capture their inputs (after amber_op_scan). */
 int amber_op_capturing(void);

@@ -75,14 +75,20 @@ static void undo_volatile(struct amber_thread *t) {
   }
 }
 
-noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
-  if (t->fase == AMBER_FASE_OPEN) AMBER_BUG("a lock-delimited section's transaction was asked to restart");
-  if (t->writer && !amber_tx_engine->aborts_writers) AMBER_BUG("a writing transaction was asked to restart (region %s)", t->desc ? t->desc->name : "?");
+/* Every effect of the running transaction undone: ordinary memory, the
+ * allocator's decisions, deferred frees, then the engine's own. */
+static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   undo_volatile(t);
   amber_alloc_abort(t);
   t->nvfree = 0;
   amber_tx_engine->abort(t);
   t->aborts[why]++;
+}
+
+noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
+  if (t->fase == AMBER_FASE_OPEN) AMBER_BUG("a lock-delimited section's transaction was asked to restart");
+  if (t->writer && !amber_tx_engine->aborts_writers) AMBER_BUG("a writing transaction was asked to restart (region %s)", t->desc ? t->desc->name : "?");
+  undo_all(t, why);
   if (why == AMBER_ABORT_UPGRADE) {
     t->writer = 1;
     if (t->desc) __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_WRITER, __ATOMIC_RELAXED);
@@ -104,11 +110,7 @@ noreturn void amber_tx_retry(struct amber_thread *t) {
                 "whose effects cannot be undone; decide to retry before such calls",
                 amber_tx_name(t), file, line);
   if (!t->desc) AMBER_BUG("amber_retry() in amber's own transaction");
-  undo_volatile(t);
-  amber_alloc_abort(t);
-  t->nvfree = 0;
-  amber_tx_engine->abort(t);
-  t->aborts[AMBER_ABORT_RETRY]++;
+  undo_all(t, AMBER_ABORT_RETRY);
   /* The state it waits for is made by other threads: let them run. */
   sched_yield();
   siglongjmp(t->restart, 1);

@@ -21,6 +21,7 @@
 #define AMBER_MVCC_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
@@ -273,6 +274,16 @@ struct mv_range {       /* followed by len bytes, padded to 8 */
 /* Entries of a thread's record queue: one per record the ring can hold
  * (every record is at least a header long), so only bytes limit the ring. */
 static inline uint64_t mv_oq_n(void) { return mv.olog_bytes / sizeof(struct mv_rec) + 1; }
+
+/* A spin that waits for another thread (a committing owner, a reader):
+ * pause, then yield now and then. */
+static inline void mv_cpu_wait(unsigned *spins) {
+  if (++*spins < 128) __builtin_ia32_pause();
+  else {
+    sched_yield();
+    *spins = 0;
+  }
+}
 
 /* The first piece of [p, p + n) that lies in one block: its block, its
  * offset in the block; returns its length. */

@@ -17,14 +17,6 @@
 #include "amber.h"
 #include "mvcc.h"
 
-static inline void cpu_wait(unsigned *spins) {
-  if (++*spins < 128) __builtin_ia32_pause();
-  else {
-    sched_yield();
-    *spins = 0;
-  }
-}
-
 static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why, int backoff) {
   m->backoff = backoff;
   amber_tx_restart(t, why);
@@ -149,7 +141,7 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
     uint64_t w = __atomic_load_n(&p->owner->cell, __ATOMIC_SEQ_CST);
     if (MV_STATE(w) != MV_COMMITTING) break;
     /* Its copies are being linked: wait for its cell, then look again. */
-    while (__atomic_load_n(&p->owner->cell, __ATOMIC_ACQUIRE) == w) cpu_wait(&spins);
+    while (__atomic_load_n(&p->owner->cell, __ATOMIC_ACQUIRE) == w) mv_cpu_wait(&spins);
   }
   for (struct mv_copy *v = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE); v; v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE)) {
     if (m->mode == MV_LATEST) {
@@ -259,7 +251,7 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
       return;
     }
     if (z & 1u) { /* a reclaimer: it holds the lock for one block copy */
-      cpu_wait(&spins);
+      mv_cpu_wait(&spins);
       continue;
     }
     struct mv_thread *o = ((struct mv_copy *)z)->owner;
@@ -273,7 +265,7 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
     /* Nothing here points into another thread's copy: a slot's owner is
      * immutable and its ring never unmapped. */
     if (!m->parked) mv_park(m);
-    cpu_wait(&spins);
+    mv_cpu_wait(&spins);
   }
 }
 
@@ -383,17 +375,30 @@ static void eager_writeback(struct mv_thread *m, uint64_t cts) {
   if (mv_checkpoint(m, 1)) mv_clog_drain_all(m, 0);
 }
 
-/* A transaction that wrote ordinary memory only: no OLog record (nothing
- * of it is durable), but a commit ts for the words it holds, validated
- * like any other for SER and LIN (vmem.c). */
-static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
+/* The cell from ACTIVE to COMMITTING (returns the ACTIVE word); a doomed
+ * transaction (an AMBER_PERSISTENT region wants its block) restarts. */
+static uint64_t to_committing(struct amber_thread *t, struct mv_thread *m) {
   uint64_t w = __atomic_load_n(&m->cell, __ATOMIC_ACQUIRE);
   if (MV_STATE(w) != MV_ACTIVE ||
       !__atomic_compare_exchange_n(&m->cell, &w, (w & ~3ull) | MV_COMMITTING, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
     mv_restart(t, m, AMBER_ABORT_CONFLICT, 1);
-  uint64_t cts = amber_ordo_new_time(m->local > m->maxseen ? m->local : m->maxseen);
+  return w;
+}
+
+/* SER and LIN: what the transaction read, blocks and ordinary words, still
+ * holds at commit ts cts; else it restarts. */
+static void validate_reads(struct amber_thread *t, struct mv_thread *m, uint64_t cts) {
   if ((m->mode == MV_SER || m->mode == MV_LIN) && !(validate(m, cts) && mv_vvalidate(m)))
     mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+}
+
+/* A transaction that wrote ordinary memory only: no OLog record (nothing
+ * of it is durable), but a commit ts for the words it holds, validated
+ * like any other for SER and LIN (vmem.c). */
+static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
+  uint64_t w = to_committing(t, m);
+  uint64_t cts = amber_ordo_new_time(m->local > m->maxseen ? m->local : m->maxseen);
+  validate_reads(t, m, cts);
   mv_vrelease(m, cts);
   __atomic_store_n(&m->cell, ((w >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_SEQ_CST);
   end_tx(m);
@@ -446,18 +451,14 @@ void mv_commit(struct amber_thread *t) {
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
     mv_wait_parked(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on (park.c) */
   }
-  uint64_t w = __atomic_load_n(&m->cell, __ATOMIC_ACQUIRE);
-  if (MV_STATE(w) != MV_ACTIVE ||
-      !__atomic_compare_exchange_n(&m->cell, &w, (w & ~3ull) | MV_COMMITTING, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-    mv_restart(t, m, AMBER_ABORT_CONFLICT, 1); /* doomed by an AMBER_PERSISTENT region */
+  uint64_t w = to_committing(t, m);
   uint64_t mx = m->local > m->maxseen ? m->local : m->maxseen;
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
     uint64_t r = __atomic_load_n(&mv_slot(m, pos)->ctl->rts, __ATOMIC_SEQ_CST);
     if (r > mx) mx = r;
   }
   uint64_t cts = amber_ordo_new_time(mx);
-  if ((m->mode == MV_SER || m->mode == MV_LIN) && !(validate(m, cts) && mv_vvalidate(m)))
-    mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
+  validate_reads(t, m, cts);
   if (mv.check) pthread_rwlock_rdlock(&mv_check_lock);
   /* Durable before visible: one record, one fence. */
   mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn);

@@ -45,14 +45,6 @@ static uint64_t vtab[VT_N] __attribute__((aligned(4096)));
 static inline uint64_t *word_of(const void *p) { return &vtab[((uintptr_t)p >> 3) & (VT_N - 1)]; }
 static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(uintptr_t)m | 1u; }
 
-static inline void cpu_wait(unsigned *spins) {
-  if (++*spins < 128) __builtin_ia32_pause();
-  else {
-    sched_yield();
-    *spins = 0;
-  }
-}
-
 static noreturn void vrestart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why) {
   m->backoff = 1;
   m->vconflicts++;
@@ -71,7 +63,7 @@ static void held_elsewhere(struct amber_thread *t, struct mv_thread *m, const ui
     vrestart(t, m, AMBER_ABORT_CONFLICT);
   }
   unsigned spins = 0;
-  while (__atomic_load_n(&o->cell, __ATOMIC_ACQUIRE) == c && __atomic_load_n(w, __ATOMIC_ACQUIRE) == v) cpu_wait(&spins);
+  while (__atomic_load_n(&o->cell, __ATOMIC_ACQUIRE) == c && __atomic_load_n(w, __ATOMIC_ACQUIRE) == v) mv_cpu_wait(&spins);
 }
 
 /* V2: a version this transaction may read or overwrite. */
@@ -202,7 +194,7 @@ void mv_vquiesce(struct mv_thread *m, uint64_t cts) {
       if (a == MV_INACTIVE || __atomic_load_n(&o->persistent, __ATOMIC_RELAXED)) break;
       if (a != MV_STARTING && amber_ordo_cmp_time(a, cts) > 0) break; /* it started after us: it sees our commit */
       waited = 1;
-      cpu_wait(&spins);
+      mv_cpu_wait(&spins);
     }
     m->vquiesce_waits += waited;
   }
