@@ -1,6 +1,7 @@
 /* Lazy, idempotent initialisation of the process's heap: options, backend,
  * open or create, recovery, allocator indexes.  It runs at the heap's first
  * use: amber_root, the first region (tx/tx.c's opener), amber_usage. */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -86,8 +87,19 @@ static void init(void) {
       amber_info("amber_open(\"%s\"): AMBER_HEAP=%s takes precedence", open_path, path);
   } else if (open_path[0]) {
     snprintf(path, sizeof path, "%s", open_path);
-  } else if (amber_heap_default_path(path, sizeof path) != 0) {
-    exit(2);
+  } else {
+    char legacy[PATH_MAX];
+    struct stat lsb;
+    if (amber_heap_default_path(path, sizeof path, legacy, sizeof legacy) != 0) exit(2);
+    /* Migration: a default heap made before the name was unique per
+     * executable stays in use, never a silently empty new one. */
+    if (lstat(path, &lsb) != 0 && errno == ENOENT && lstat(legacy, &lsb) == 0) {
+      amber_warn("using %s: it has the old default name, which every program of this base name shares; to make it this "
+                 "program's own heap (its new default, unique per executable) run: mv %s %s, or set AMBER_HEAP to keep "
+                 "sharing it",
+                 legacy, legacy, path);
+      snprintf(path, sizeof path, "%s", legacy);
+    }
   }
   pthread_mutex_unlock(&open_lock);
   unsigned mode = 0;

@@ -8,6 +8,7 @@
  *   amber ordo [--matrix] [--json] [--png FILE]   (tools/amber_ordo.c)
  *   amber ordo HEAP [--json]                       (tools/amber_ordo_heap.c)
  *   amber plant-sites                              (tools/amber_plant.c)
+ *   amber path PROGRAM                             (tools/amber_path.c)
  *   amber --help-options [--markdown]
  *
  * Every command but create and recover opens the heap read-only: the file
@@ -44,6 +45,7 @@ static const char synopsis[] =
     "  amber ordo [--matrix] [--json] [--png FILE]\n"
     "  amber ordo HEAP [--json]\n"
     "  amber plant-sites\n"
+    "  amber path PROGRAM\n"
     "  amber help-options [--markdown]\n"
     "  amber help | --help | -h\n"
     "  amber --version\n";
@@ -121,6 +123,11 @@ static void help(FILE *f) {
           "  plant-sites\n"
           "      List the runtime's flush and fence sites, numbered for AMBER_PLANT\n"
           "      (planted-bug runs of the crash harness: docs/crashtest.md).\n"
+          "  path PROGRAM\n"
+          "      Print the heap PROGRAM opens when neither AMBER_HEAP nor amber_open\n"
+          "      names one: /dev/shm/amber-UID/NAME-KEY.heap, KEY a checksum of the\n"
+          "      program's resolved path (one heap per executable, kept when it is\n"
+          "      rebuilt in place). Creates nothing.\n"
           "  help-options [--markdown], --help-options [--markdown]\n"
           "      List every AMBER_* environment option with its type, default and\n"
           "      meaning (--markdown: the table of docs/options.md).\n"
@@ -150,6 +157,7 @@ static void help(FILE *f) {
           "  amber create /dev/shm/app.heap --size 1G\n"
           "  AMBER_HEAP=/dev/shm/app.heap ./app      # a program built with amber-cc\n"
           "  amber info /dev/shm/app.heap --json\n"
+          "  amber info \"$(amber path ./app)\"       # the heap ./app opens by default\n"
           "  amber check /dev/shm/app.heap || echo \"damaged or unusable: $?\"\n"
           "  amber recover /dev/shm/app.heap\n"
           "  amber stats /dev/shm/app.heap\n"
@@ -398,6 +406,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "stats")) return amber_cmd_stats(argc - 2, argv + 2);
   if (!strcmp(c, "ordo")) return amber_cmd_ordo(argc - 2, argv + 2);
   if (!strcmp(c, "plant-sites")) return amber_cmd_plant_sites(argc - 2, argv + 2);
+  if (!strcmp(c, "path")) return amber_cmd_path(argc - 2, argv + 2);
   amber_error("unknown command '%s'; run amber --help", c);
   return 2;
 }

@@ -36,5 +36,7 @@ int amber_cmd_ordo(int argc, char **argv);
 /* amber ordo HEAP [--json] (tools/amber_ordo_heap.c). */
 int amber_cmd_ordo_heap(const char *path, int json);
 int amber_cmd_plant_sites(int argc, char **argv);
+/* amber path PROGRAM (tools/amber_path.c). */
+int amber_cmd_path(int argc, char **argv);
 
 #endif

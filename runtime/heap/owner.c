@@ -4,6 +4,8 @@
  * the process's memory (docs/guide.md, Security). */
 #include "owner.h"
 
+#include "base/crc32c.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/crc32c.h"
 #include "base/diag.h"
 
 void amber_heap_owner_text(unsigned uid, unsigned mode, char *buf, size_t len) {
@@ -77,17 +80,28 @@ int amber_heap_check_owner(const char *path, const struct stat *sb) {
   return amber_heap_check_dir(path);
 }
 
-int amber_heap_default_path(char *buf, size_t len) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  const char *prog = "program";
-  if (n > 0) {
-    exe[n] = 0;
-    const char *slash = strrchr(exe, '/');
-    prog = slash ? slash + 1 : exe;
-  }
+int amber_heap_default_name(const char *exe, char *buf, size_t len, char *legacy, size_t legacy_len) {
+  const char *slash = strrchr(exe, '/');
+  const char *prog = slash ? slash + 1 : exe;
+  if (!*prog) prog = "program";
   /* Keyed by the effective user, from no environment variable: the same
    * place for a set-user-ID program as for its owner's own runs. */
+  char dir[64];
+  snprintf(dir, sizeof dir, "%s/amber-%u", AMBER_HEAP_DEFAULT_ROOT, (unsigned)geteuid());
+  /* The whole path's checksum tells apart two programs called app; a
+   * rebuild in place keeps its path, and so its heap. */
+  uint32_t key = amber_crc32c(0, exe, strlen(exe));
+  if ((size_t)snprintf(buf, len, "%s/%s-%08x.heap", dir, prog, (unsigned)key) >= len ||
+      (legacy && (size_t)snprintf(legacy, legacy_len, "%s/%s.heap", dir, prog) >= legacy_len))
+    return amber_error("the default heap path for program %s is too long; set AMBER_HEAP", exe);
+  return 0;
+}
+
+int amber_heap_default_path(char *buf, size_t len, char *legacy, size_t legacy_len) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) n = snprintf(exe, sizeof exe, "program");
+  exe[n] = 0;
   unsigned uid = (unsigned)geteuid();
   char dir[64];
   snprintf(dir, sizeof dir, "%s/amber-%u", AMBER_HEAP_DEFAULT_ROOT, uid);
@@ -107,9 +121,7 @@ int amber_heap_default_path(char *buf, size_t len) {
                        "amber makes it again with mode 0700, or set AMBER_HEAP to a heap file in a directory of your own",
                        dir, S_ISDIR(sb.st_mode) ? "" : S_ISLNK(sb.st_mode) ? "a symbolic link, " : "not a directory, ", who,
                        uid);
-  if ((size_t)snprintf(buf, len, "%s/%s.heap", dir, prog) >= len)
-    return amber_error("the default heap path for program %s is too long; set AMBER_HEAP", prog);
-  return 0;
+  return amber_heap_default_name(exe, buf, len, legacy, legacy_len);
 }
 
 int amber_heap_mode_parse(const char *s, unsigned *mode) {

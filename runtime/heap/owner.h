@@ -12,12 +12,19 @@
 /* Mode of a new heap when AMBER_HEAP_MODE is not set (the umask applies). */
 #define AMBER_HEAP_DEFAULT_MODE 0600
 
-/* The default heap path of this program and effective user,
- * AMBER_HEAP_DEFAULT_ROOT/amber-<uid>/<program>.heap.  Makes the directory
- * (mode 0700) when missing and checks that it is a directory (not a link)
- * of this user that group and others cannot write.  Returns 0, or -1 after
- * an amber: error: saying what is wrong and how to fix it. */
-int amber_heap_default_path(char *buf, size_t len);
+/* The default heap of the executable at absolute path exe (as
+ * /proc/self/exe names it): AMBER_HEAP_DEFAULT_ROOT/amber-<euid>/
+ * <basename>-<crc32c of exe, 8 hex digits>.heap, unique per executable
+ * and kept across rebuilds in place.  legacy (may be NULL) receives the
+ * name every program of that base name shared before (<basename>.heap).
+ * Touches nothing.  Returns 0, or -1 after an amber: error:. */
+int amber_heap_default_name(const char *exe, char *buf, size_t len, char *legacy, size_t legacy_len);
+
+/* amber_heap_default_name for this program, after making the directory
+ * (mode 0700) when missing and checking that it is a directory (not a
+ * link) of this user that group and others cannot write.  Returns 0, or
+ * -1 after an amber: error: saying what is wrong and how to fix it. */
+int amber_heap_default_path(char *buf, size_t len, char *legacy, size_t legacy_len);
 
 /* For a heap opened for writing (sb: its fstat): refuses, with an amber:
  * error: naming the file, its owner and mode, a heap another user owns,

@@ -8,7 +8,7 @@
 set -u
 app=$1 dir=$2
 prog=$(basename "$app")
-def=/dev/shm/amber-$(id -u)/$prog.heap
+def=$(amber path "$app")
 perm() { stat -c '%a' "$1"; }
 cleanup() { rm -rf "$dir" "$def"; }
 cleanup

@@ -10,13 +10,13 @@ two_users "$@"
 echo "== A runs its program: the private default"
 as "$A" "$app"
 modeof "/dev/shm/amber-$A"
-modeof "/dev/shm/amber-$A/$prog.heap"
+modeof "/dev/shm/amber-$A/$heapname"
 
 echo "== A plants it, mode 0666, in a directory at B's default path"
 as "$A" mkdir -m 0755 "/dev/shm/amber-$B"
-as "$A" mv "/dev/shm/amber-$A/$prog.heap" "/dev/shm/amber-$B/$prog.heap"
-as "$A" chmod 0666 "/dev/shm/amber-$B/$prog.heap"
-planted=/dev/shm/amber-$B/$prog.heap
+as "$A" mv "/dev/shm/amber-$A/$heapname" "/dev/shm/amber-$B/$heapname"
+as "$A" chmod 0666 "/dev/shm/amber-$B/$heapname"
+planted=/dev/shm/amber-$B/$heapname
 cp "$planted" "$dir/planted.orig"
 
 echo "== B runs its program with no AMBER_HEAP"

@@ -8,12 +8,13 @@ set -u
 app=$1 dir=$2 U=$3
 . "$(dirname "$0")/users.sh"
 name=$(basename "$app").suid
-heap=/dev/shm/amber-0/$name.heap
+heap=
 cleanup() { rm -rf "$dir" "$heap"; }
 cleanup
 trap cleanup EXIT
 mkdir -m 0755 "$dir" "$dir/victim"
 cp "$app" "$dir/$name"
+heap=/dev/shm/amber-0/$(basename "$(amber path "$dir/$name")") # root's default for that program
 chmod 4755 "$dir/$name"
 
 echo "== uid $U runs the set-user-ID root program with AMBER_* set"
