@@ -19,8 +19,14 @@
 // RUN: env AMBER_ENGINE=mvcc %run %t.O2 | FileCheck %s
 // RUN: env AMBER_ENGINE=romulus %run %t.O2 | FileCheck %s
 // RUN: %amber check %t.heap | FileCheck %s --check-prefix=CHECKED
+// RUN: %amber_cc -O0 -g %s -o %t.g -pthread && env AMBER_ENGINE=mvcc %run %t.g | FileCheck %s
+// RUN: %amber_cc -O3 %s -o %t.O3 -pthread && env AMBER_ENGINE=romulus %run %t.O3 | FileCheck %s
 // A cancelled region commits nothing, so the next run finds what committed:
 // RUN: env AMBER_ENGINE=romulus %rerun %t.O2 again | FileCheck %s --check-prefix=AGAIN
+// Threads whose transfers cancel when they would overdraw: a cancelled
+// transaction's locks go with it, and only committed transfers count.
+// RUN: env AMBER_ENGINE=mvcc %run %t.O2 threads | FileCheck %s --check-prefix=THREADS
+// RUN: env AMBER_ENGINE=romulus %run %t.O0 threads | FileCheck %s --check-prefix=THREADS
 // Romulus cancels a region that will call uninstrumented code (before it):
 // RUN: env AMBER_ENGINE=romulus %run %t.O2 solo | FileCheck %s --check-prefix=SOLO-ROM
 // RUN: not %run %t.O2 outside 2>&1 | FileCheck %s --check-prefix=OUTSIDE
@@ -40,6 +46,7 @@
 // CHECKED: consistent
 // AGAIN: again: a 4 commits 3 keep 77
 // SOLO-ROM: solo: a 0 sorted 0123
+// THREADS: threads: sum 4000 negative 0 committed-match yes cancelled some
 // OUTSIDE: amber: error: amber_cancel() called outside any region; it undoes the region that calls it and continues after it
 // IO: amber: error: amber_cancel() in region main#{{[0-9]}} ({{.*}}cancel.c:{{[0-9]+}}) after it made an irrevocable call
 // IO-SAME: decide to cancel before such calls
@@ -194,6 +201,53 @@ static void persistent(void) {
   printf("persistent: a %ld g %ld x %d\n", r->a, g, x);
 }
 
+#define NT 4
+#define OPS 1000
+struct bank { long balance[8], ops; };
+static struct bank *bk;
+
+static void *transfers(void *arg) {
+  long me = (long)arg, mine = 0;
+  unsigned seed = (unsigned)me + 1;
+  for (int i = 0; i < OPS; i++) {
+    seed = seed * 1103515245u + 12345u;
+    int from = (int)(seed >> 8) % 8, to = (int)(seed >> 16) % 8;
+    long amount = (long)(seed >> 20) % 300;
+    int done = 0;
+    AMBER_ATOMIC {
+      bk->balance[from] -= amount;
+      bk->balance[to] += amount;
+      bk->ops++;
+      done = 1;
+      if (bk->balance[from] < 0) amber_cancel();
+    }
+    mine += done;
+  }
+  return (void *)mine;
+}
+
+static void threads(void) {
+  AMBER_ATOMIC {
+    bk = malloc(sizeof *bk);
+    for (int i = 0; i < 8; i++) bk->balance[i] = 500;
+    bk->ops = 0;
+  }
+  pthread_t th[NT];
+  for (long i = 0; i < NT; i++) pthread_create(&th[i], NULL, transfers, (void *)i);
+  long committed = 0, sum = 0, negative = 0;
+  for (int i = 0; i < NT; i++) {
+    void *n;
+    pthread_join(th[i], &n);
+    committed += (long)n;
+  }
+  for (int i = 0; i < 8; i++) {
+    sum += bk->balance[i];
+    negative += bk->balance[i] < 0;
+  }
+  printf("threads: sum %ld negative %ld committed-match %s cancelled %s\n", sum, negative,
+         committed == bk->ops ? "yes" : "no", committed < NT * OPS ? "some" : "none");
+}
+
 static int cmp(const void *a, const void *b) { return (int)(*(const long *)a - *(const long *)b); }
 
 int main(int argc, char **argv) {
@@ -203,6 +257,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   r = amber_root(sizeof *r);
+  if (!strcmp(mode, "threads")) {
+    threads();
+    return 0;
+  }
   if (!strcmp(mode, "again")) {
     printf("again: a %ld commits %ld keep %ld\n", r->a, r->commits, r->keep ? r->keep->v : -1);
     return 0;
