@@ -112,7 +112,21 @@ static void wrap(Module &M, const Annotated &A) {
     W.CreateStore(F.getArg(I), W.CreateStructGEP(CT, Closure, I));
   Value *Run = W.CreateCall(abiRun(M), {Desc, Closure, W.getInt32(0 /* AMBER_ISO_DEFAULT */)});
   // A cancelled body (amber_cancel) returns the zero of its type: the
-  // result slot holds nothing the caller may see.
+  // result slot holds nothing the caller may see; a result returned in
+  // memory (sret) is zeroed there.
+  for (Argument &A : F.args())
+    if (Type *SRetTy = A.getParamStructRetType()) {
+      BasicBlock *Zero = BasicBlock::Create(C, "amber.cancelled.zero", &F);
+      BasicBlock *Done = BasicBlock::Create(C, "amber.done", &F);
+      W.CreateCondBr(W.CreateICmpNE(Run, W.getInt32(0), "amber.cancelled"),
+                     Zero, Done);
+      IRBuilder<> Z(Zero);
+      Z.CreateMemSet(&A, Z.getInt8(0),
+                     M.getDataLayout().getTypeAllocSize(SRetTy),
+                     A.getParamAlign());
+      Z.CreateBr(Done);
+      W.SetInsertPoint(Done);
+    }
   if (HasRet)
     W.CreateRet(W.CreateSelect(
         W.CreateICmpNE(Run, W.getInt32(0), "amber.cancelled"),

@@ -3,8 +3,8 @@
 // the region's live-out (committed); a region that always cancels still
 // continues after the region (no unreachable after __amber_run), and its
 // region function keeps no trace of the edge that kept that code alive; an
-// AMBER_ATOMIC_FN function that cancels returns 0; a region that assigns no
-// local gets no cancel path.
+// AMBER_ATOMIC_FN function that cancels returns 0 (a result in memory is
+// zeroed there); a region that assigns no local gets no cancel path.
 // RUN: %clang -O0 -fno-discard-value-names -I%amber_include -fpass-plugin=%amber_pass -S -emit-llvm %s -o - | FileCheck %s --check-prefixes=CHECK,O0
 // RUN: %clang -O2 -fno-discard-value-names -I%amber_include -fpass-plugin=%amber_pass -S -emit-llvm %s -o - | FileCheck %s --check-prefixes=CHECK,O2
 #include <amber.h>
@@ -51,6 +51,17 @@ AMBER_ATOMIC_FN long take(long *p) {
 // O0: select i1 %[[C]], i64 0, i64 %
 // O2: %[[C:.*]] = icmp eq i32 %[[V]], 0
 // O2: select i1 %[[C]], i64 %{{.*}}, i64 0
+
+struct big { long v[8]; };
+AMBER_ATOMIC_FN struct big whole(long *p) {
+  struct big b = {{*p}};
+  if (*p < 0) amber_cancel();
+  return b;
+}
+// CHECK-LABEL: define dso_local void @whole(ptr {{.*}}sret(%struct.big){{.*}} %agg.result,
+// CHECK: %[[V:.*]] = call i32 @__amber_run(ptr {{.*}}@whole.amber_region.fn.desc
+// CHECK: amber.cancelled.zero:
+// CHECK: call void @llvm.memset.p0.i64(ptr {{.*}}%agg.result, i8 0, i64 64,
 
 void nolocal(long *p) {
   AMBER_ATOMIC { *p = 1; }

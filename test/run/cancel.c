@@ -4,7 +4,8 @@
 // continues after it; a region that cancels only sometimes commits
 // otherwise; nesting is flat (a cancel in a nested region, in the same
 // function or a called one, ends the outermost region); an AMBER_ATOMIC_FN
-// body that cancels returns 0; an AMBER_PERSISTENT region cancels too.
+// body that cancels returns 0 (in registers or in memory); an
+// AMBER_PERSISTENT region cancels too.
 // Locals are live-outs of the outlined region: at -O0 and -O2 they take
 // different routes (the pass's cancel path, the optimiser's folding), so
 // both are run on both engines.  Misuse is a clear error.
@@ -40,9 +41,9 @@
 // CHECK-NEXT: conditional: commits 3 sum 6 n 3 last 4 g 7 log 1 0 3 0 5 0 objects +3
 // CHECK-NEXT: nested: a 0 v 0 after 0 w 0 commits 3
 // CHECK-NEXT: nested commit: a 6 v 3
-// CHECK-NEXT: fn: 0 a 6 then 4 a 4
+// CHECK-NEXT: fn: 0 a 6 then 4 a 4; big 4 11 then 0 0
 // CHECK-NEXT: persistent: a 4 g 7 x 1
-// STATS: "aborts_cancel": 8,
+// STATS: "aborts_cancel": 9,
 // CHECKED: consistent
 // AGAIN: again: a 4 commits 3 keep 77
 // SOLO-ROM: solo: a 0 sorted 0123
@@ -187,6 +188,15 @@ AMBER_ATOMIC_FN long withdraw(long amount) {
   return r->a + 100;
 }
 
+/* A result returned in memory (sret). */
+struct big { long v[8]; };
+AMBER_ATOMIC_FN struct big snapshot(long limit) {
+  struct big b;
+  for (int i = 0; i < 8; i++) b.v[i] = r->a + i;
+  if (r->a > limit) amber_cancel();
+  return b;
+}
+
 static void persistent(void) {
   static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
   int x = 1;
@@ -306,7 +316,9 @@ int main(int argc, char **argv) {
   long got = withdraw(10); /* balance 6: cancelled */
   long a1 = r->a;
   long got2 = withdraw(2);
-  printf("fn: %ld a %ld then %ld a %ld\n", got, a1, got2 - 100, r->a);
+  struct big b1 = snapshot(100), b2 = snapshot(0);
+  printf("fn: %ld a %ld then %ld a %ld; big %ld %ld then %ld %ld\n", got, a1, got2 - 100, r->a, b1.v[0], b1.v[7], b2.v[0],
+         b2.v[7]);
   persistent();
   return 0;
 }
