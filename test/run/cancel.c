@@ -37,7 +37,7 @@
 // RUN: not env AMBER_ENGINE=romulus %run %t.O0 io-persistent 2>&1 | FileCheck %s --check-prefix=IO
 // RUN: not env AMBER_ENGINE=mvcc %run %t.O2 solo 2>&1 | FileCheck %s --check-prefix=SOLO
 // RUN: not env AMBER_FASE=locks %run %t.O2 section 2>&1 | FileCheck %s --check-prefix=SECTION
-// CHECK: basic: a 0 g 1 vh 5 x 1 y 0 d 1.5 p null taken 7 buf old keep 77 objects +0 runs {{[1-9]}}
+// CHECK: basic: a 0 g 1 tl 3 vh 5 x 1 y 0 d 1.5 p null taken 7 buf old keep 77 objects +0 runs {{[1-9]}}
 // CHECK-NEXT: conditional: commits 3 sum 6 n 3 last 4 g 7 log 1 0 3 0 5 0 objects +3
 // CHECK-NEXT: nested: a 0 v 0 after 0 w 0 commits 3
 // CHECK-NEXT: nested commit: a 6 v 3
@@ -68,6 +68,7 @@ struct root {
 };
 static struct root *r;
 static long g = 1;                 /* ordinary global: undone */
+static _Thread_local long tl = 3;  /* undone too */
 AMBER_UNISOLATED static long runs; /* runs of basic's region (restarts too): kept */
 
 /* Writes a caller's local through a pointer (the local lives in memory). */
@@ -98,6 +99,7 @@ static void basic(int argc) {
     runs++;
     r->a = 100;
     g = 200;
+    tl = 30;
     *vh = 300;
     x = 2;
     y += 10;
@@ -113,8 +115,8 @@ static void basic(int argc) {
     amber_cancel();
   }
   long after = objects();
-  printf("basic: a %ld g %ld vh %ld x %d y %ld d %.1f p %s taken %d buf %s keep %ld objects %+ld runs %ld\n", r->a, g, *vh,
-         x, y - argc, d, p ? "set" : "null", taken, buf, r->keep ? r->keep->v : -1, after - before, runs);
+  printf("basic: a %ld g %ld tl %ld vh %ld x %d y %ld d %.1f p %s taken %d buf %s keep %ld objects %+ld runs %ld\n", r->a, g,
+         tl, *vh, x, y - argc, d, p ? "set" : "null", taken, buf, r->keep ? r->keep->v : -1, after - before, runs);
   free(vh);
 }
 
