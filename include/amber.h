@@ -68,6 +68,21 @@ _Noreturn void __amber_retry(void);
 _Noreturn void amber_retry(void);
 #define amber_retry() __amber_retry()
 
+/* Inside a region: discards the running transaction (every persistent and
+ * ordinary store it made is undone, its allocations returned and its frees
+ * not done) and continues after the outermost region, which is the one that
+ * ends (flat nesting: from a nested region too, the whole transaction goes).
+ * There, every variable is as it was before that region; one first defined
+ * inside it is indeterminate, as in C.  An AMBER_ATOMIC_FN function that
+ * cancels returns the zero of its type.  Fatal outside a region, inside a
+ * lock-delimited section, and after the region made an irrevocable call
+ * (I/O or code amber could not instrument: that cannot be undone; it applies
+ * to AMBER_PERSISTENT regions too).  docs/guide.md 2.2.
+ * (The macro reaches the runtime directly, as amber_retry's does.) */
+_Noreturn void __amber_cancel(void);
+_Noreturn void amber_cancel(void);
+#define amber_cancel() __amber_cancel()
+
 /* The persistent root object: zeroed on first use, the same object on every
  * later run.  Asking for a different size than the heap recorded is an error.
  * Call it outside regions. */

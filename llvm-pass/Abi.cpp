@@ -28,9 +28,10 @@ FunctionCallee abiFunction(Module &M, StringRef Name, FunctionType *Ty) {
 FunctionCallee abiRun(Module &M) {
   LLVMContext &C = M.getContext();
   auto *Ptr = PointerType::getUnqual(C);
-  // void __amber_run(struct __amber_region_desc *, void *closure, int iso)
+  // int __amber_run(struct __amber_region_desc *, void *closure, int iso):
+  // nonzero when the region was cancelled (amber_cancel)
   return abiFunction(M, "__amber_run",
-                     FunctionType::get(Type::getVoidTy(C),
+                     FunctionType::get(Type::getInt32Ty(C),
                                        {Ptr, Ptr, Type::getInt32Ty(C)}, false));
 }
 

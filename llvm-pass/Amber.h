@@ -34,6 +34,13 @@ inline constexpr const char *ClonePrefix = "__amber_tx_";
 inline constexpr const char *AbiPrefix = "__amber_";
 inline constexpr const char *InstrumentedMD = "amber.instrumented";
 inline constexpr const char *CtorName = "amber.module_ctor";
+// i1 (): "the region before this point was cancelled", placed by the
+// outline step between a region and the code after it, replaced by the
+// test of __amber_run's result once the region is outlined (Outline.cpp).
+inline constexpr const char *CancelledMarker = "amber.region_cancelled";
+// i1 (): false; the condition of an edge that keeps a region's exit
+// reachable while its body cannot end normally (Outline.cpp).
+inline constexpr const char *NeverMarker = "amber.region_never";
 
 // Region kinds from amber.h (duplicated: amber.h is the user header).
 inline constexpr unsigned KindAtomic = 1;
@@ -90,6 +97,7 @@ struct Region {
   llvm::CallInst *Begin = nullptr; // __amber_region_begin(kind, iso, file, line)
   llvm::CallInst *Live = nullptr;  // __amber_region_live()
   llvm::CallInst *End = nullptr;   // __amber_region_end()
+  llvm::CallInst *Cancelled = nullptr; // CancelledMarker call after it, if any
   llvm::BasicBlock *BeginBB = nullptr, *LiveBB = nullptr, *Body = nullptr,
                    *Latch = nullptr, *Exit = nullptr;
   unsigned Ordinal = 0;

@@ -4,7 +4,8 @@
 // For such a function f the body moves into the region function
 // f.amber_region.fn(closure), which loads the arguments from the closure and
 // stores the result into its last field; f becomes a wrapper that packs its
-// arguments into a closure on its stack and calls __amber_run.
+// arguments into a closure on its stack and calls __amber_run (and returns
+// zero when the body was cancelled).
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/SetVector.h"
@@ -109,10 +110,28 @@ static void wrap(Module &M, const Annotated &A) {
   AllocaInst *Closure = W.CreateAlloca(CT, nullptr, "amber.closure");
   for (unsigned I = 0, E = F.arg_size(); I != E; ++I)
     W.CreateStore(F.getArg(I), W.CreateStructGEP(CT, Closure, I));
-  W.CreateCall(abiRun(M), {Desc, Closure, W.getInt32(0 /* AMBER_ISO_DEFAULT */)});
+  Value *Run = W.CreateCall(abiRun(M), {Desc, Closure, W.getInt32(0 /* AMBER_ISO_DEFAULT */)});
+  // A cancelled body (amber_cancel) returns the zero of its type: the
+  // result slot holds nothing the caller may see; a result returned in
+  // memory (sret) is zeroed there.
+  for (Argument &A : F.args())
+    if (Type *SRetTy = A.getParamStructRetType()) {
+      BasicBlock *Zero = BasicBlock::Create(C, "amber.cancelled.zero", &F);
+      BasicBlock *Done = BasicBlock::Create(C, "amber.done", &F);
+      W.CreateCondBr(W.CreateICmpNE(Run, W.getInt32(0), "amber.cancelled"),
+                     Zero, Done);
+      IRBuilder<> Z(Zero);
+      Z.CreateMemSet(&A, Z.getInt8(0),
+                     M.getDataLayout().getTypeAllocSize(SRetTy),
+                     A.getParamAlign());
+      Z.CreateBr(Done);
+      W.SetInsertPoint(Done);
+    }
   if (HasRet)
-    W.CreateRet(W.CreateLoad(RetTy, W.CreateStructGEP(CT, Closure,
-                                                      Elems.size() - 1)));
+    W.CreateRet(W.CreateSelect(
+        W.CreateICmpNE(Run, W.getInt32(0), "amber.cancelled"),
+        Constant::getNullValue(RetTy),
+        W.CreateLoad(RetTy, W.CreateStructGEP(CT, Closure, Elems.size() - 1))));
   else
     W.CreateRetVoid();
   F.addFnAttr(WrapperAttr);

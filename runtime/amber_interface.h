@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 1
+#define AMBER_ABI_VERSION 2 /* 2: __amber_run returns whether the region was cancelled */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -59,8 +59,11 @@ struct __amber_region_desc {
 
 /* Run a region: begins a transaction (or joins the enclosing one: nesting is
  * flat), calls desc->fn(closure), retries it on abort, commits. `iso` is the
- * isolation level given to the region (AMBER_ISO_DEFAULT when none). */
-void __amber_run(struct __amber_region_desc *desc, void *closure, int iso);
+ * isolation level given to the region (AMBER_ISO_DEFAULT when none).
+ * Returns 0 when it committed (or, nested, when its body ended), nonzero
+ * when the outermost region was cancelled (amber_cancel: its effects are
+ * undone, and the closure's live-out slots hold nothing to read). */
+int __amber_run(struct __amber_region_desc *desc, void *closure, int iso);
 
 /* Emitted into a module constructor by the pass: stops the program with a
  * clear message when the runtime is not loaded (the pass references every

@@ -1,6 +1,7 @@
 /* The region entry points the pass calls: __amber_run (a region's
  * transaction, or a nested region joining its outer one) and the
- * irrevocable-call markers it places before code it could not instrument. */
+ * irrevocable-call markers it places before code it could not instrument;
+ * and amber_retry / amber_cancel, which end the running one. */
 #include "amber_interface.h"
 #include "base/diag.h"
 #include "tx/op.h"
@@ -23,7 +24,7 @@ static inline int wants_writer(const struct __amber_region_desc *d) {
          (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER);
 }
 
-void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
+int __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
   struct amber_thread *t = amber_thread();
   check_desc(desc);
   amber_tx_join_section(t);
@@ -36,9 +37,9 @@ void __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
     t->depth++;
     desc->fn(closure);
     t->depth--;
-    return;
+    return 0; /* a cancel never returns here: it leaves the outermost region */
   }
-  amber_tx_run_outermost(t, desc, desc->fn, closure, wants_writer(desc), iso);
+  return amber_tx_run_outermost(t, desc, desc->fn, closure, wants_writer(desc), iso);
 }
 
 void __amber_irrevocable_io(void) {
@@ -60,3 +61,5 @@ void __amber_irrevocable(void) {
 
 void __amber_retry(void) { amber_tx_retry(amber_thread()); }
 void(amber_retry)(void) { amber_tx_retry(amber_thread()); }
+void __amber_cancel(void) { amber_tx_cancel(amber_thread()); }
+void(amber_cancel)(void) { amber_tx_cancel(amber_thread()); }

@@ -65,7 +65,9 @@ struct amber_engine {
   void (*load)(struct amber_thread *t, const void *addr, void *dst, size_t n);
   void (*store)(struct amber_thread *t, void *addr, const void *src, size_t n);
   void (*commit)(struct amber_thread *t);
-  /* Undoes the transaction's effects on the heap and releases its locks. */
+  /* Undoes the transaction's effects on the heap and releases its locks,
+   * leaving the thread outside any transaction: the runtime then begins it
+   * again (a restart, amber_retry) or not (amber_cancel). */
   void (*abort)(struct amber_thread *t);
   /* Ordinary memory (not the heap) that a transaction reaches: globals,
    * the volatile heap, other threads' stacks (docs/guide.md, "What a region

@@ -78,12 +78,21 @@ static void undo_volatile(struct amber_thread *t) {
 /* Every effect of the running transaction undone: ordinary memory, the
  * allocator's decisions, deferred frees, then the engine's own. */
 static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
+  t->undoing = why;
   undo_volatile(t);
   amber_alloc_abort(t);
   t->nvfree = 0;
   amber_tx_engine->abort(t);
   t->aborts[why]++;
 }
+
+const char *amber_tx_undo_call(const struct amber_thread *t) {
+  return t->undoing == AMBER_ABORT_CANCEL ? "amber_cancel()" : "amber_retry()";
+}
+
+/* sigsetjmp's value in amber_tx_run_outermost: run the region again, or
+ * end it cancelled. */
+enum { RESTART = 1, CANCELLED = 2 };
 
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
   if (t->fase == AMBER_FASE_OPEN) AMBER_BUG("a lock-delimited section's transaction was asked to restart");
@@ -93,27 +102,44 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
     t->writer = 1;
     if (t->desc) __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_WRITER, __ATOMIC_RELAXED);
   }
-  siglongjmp(t->restart, 1);
+  siglongjmp(t->restart, RESTART);
 }
 
-noreturn void amber_tx_retry(struct amber_thread *t) {
+/* amber_retry and amber_cancel: fatal where the running transaction cannot
+ * be undone, else undone. */
+static void undo_by_program(struct amber_thread *t, enum amber_abort_reason why) {
+  int retry = why == AMBER_ABORT_RETRY;
+  const char *call = retry ? "amber_retry()" : "amber_cancel()";
   if (!t->depth)
-    amber_fatal("amber_retry() called outside any region; it runs the region that calls it again from its start: call it "
-                "inside AMBER_ATOMIC or AMBER_PERSISTENT");
+    amber_fatal("%s called outside any region; it %s: call it inside AMBER_ATOMIC or AMBER_PERSISTENT", call,
+                retry ? "runs the region that calls it again from its start"
+                      : "undoes the region that calls it and continues after it");
   const char *file = t->desc && t->desc->file ? t->desc->file : "?";
   unsigned line = t->desc ? t->desc->line : 0;
   if (t->fase == AMBER_FASE_OPEN)
-    amber_fatal("amber_retry() inside a lock-delimited section (AMBER_FASE=locks): a section has no start to run again; "
-                "put the code that retries in an AMBER_ATOMIC region");
+    amber_fatal("%s inside a lock-delimited section (AMBER_FASE=locks): %s; put the code that %s in an AMBER_ATOMIC region",
+                call, retry ? "a section has no start to run again" : "a section's stores are not undone",
+                retry ? "retries" : "cancels");
   if (t->irrevocable_done)
-    amber_fatal("amber_retry() in %s (%s:%u) after it made an irrevocable call (I/O, or code amber could not instrument), "
-                "whose effects cannot be undone; decide to retry before such calls",
-                amber_tx_name(t), file, line);
-  if (!t->desc) AMBER_BUG("amber_retry() in amber's own transaction");
-  undo_all(t, AMBER_ABORT_RETRY);
+    amber_fatal("%s in %s (%s:%u) after it made an irrevocable call (I/O, or code amber could not instrument), "
+                "whose effects cannot be undone; decide to %s before such calls",
+                call, amber_tx_name(t), file, line, retry ? "retry" : "cancel");
+  if (!t->desc) AMBER_BUG("%s in amber's own transaction", call);
+  undo_all(t, why);
+}
+
+noreturn void amber_tx_retry(struct amber_thread *t) {
+  undo_by_program(t, AMBER_ABORT_RETRY);
   /* The state it waits for is made by other threads: let them run. */
   sched_yield();
-  siglongjmp(t->restart, 1);
+  siglongjmp(t->restart, RESTART);
+}
+
+/* Flat nesting: the transaction is the outermost region's, so that is the
+ * region that ends; nested regions' frames go with the jump. */
+noreturn void amber_tx_cancel(struct amber_thread *t) {
+  undo_by_program(t, AMBER_ABORT_CANCEL);
+  siglongjmp(t->restart, CANCELLED);
 }
 
 /* This thread's fences and flushes so far (every category). */
@@ -124,6 +150,18 @@ static void pm_mark(uint64_t m[2]) {
     m[0] += c->fences[i];
     m[1] += c->flushes[i];
   }
+}
+
+/* What every ended transaction, committed or cancelled, leaves behind. */
+static void end(struct amber_thread *t) {
+  t->vguard = 0;
+  t->op = AMBER_OP_OFF;
+  t->nundo = 0;
+  for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
+  t->nvfree = 0;
+  t->desc = NULL;
+  t->what = NULL;
+  amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
 static void finish(struct amber_thread *t) {
@@ -137,14 +175,7 @@ static void finish(struct amber_thread *t) {
     t->readonly_flushes += now[1] - t->pm_mark[1];
   }
   amber_alloc_commit(t);
-  t->vguard = 0;
-  t->op = AMBER_OP_OFF;
-  t->nundo = 0;
-  for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
-  t->nvfree = 0;
-  t->desc = NULL;
-  t->what = NULL;
-  amber_pm_quiesce(AMBER_QUIESCE_TX);
+  end(t);
 }
 
 /* What every outermost transaction sets before the engine begins it. */
@@ -161,10 +192,15 @@ static void prepare(struct amber_thread *t, struct __amber_region_desc *desc, in
 
 /* The outermost transaction of a thread: runs fn(arg), re-running it from
  * here when the engine restarts it (readers only), then commits. */
-void amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
+int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
                           int writer, int iso) {
   prepare(t, desc, desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */, writer, iso, (uintptr_t)__builtin_frame_address(0));
-  sigsetjmp(t->restart, 0);
+  if (sigsetjmp(t->restart, 0) == CANCELLED) {
+    /* undo_all has undone it and the engine has ended it. */
+    t->depth = 0;
+    end(t);
+    return 1;
+  }
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;
   t->irrevocable_done = 0;
@@ -174,6 +210,7 @@ void amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *
   fn(arg);
   t->depth = 0;
   finish(t);
+  return 0;
 }
 
 /* A lock-delimited section's transaction (AMBER_FASE=locks): a writer that

@@ -21,6 +21,7 @@ enum amber_abort_reason {
   AMBER_ABORT_CAPACITY,   /* the thread's version log is full */
   AMBER_ABORT_IRREVOCABLE, /* it calls code amber could not instrument: it restarts alone (mvcc) */
   AMBER_ABORT_RETRY,      /* the region called amber_retry() */
+  AMBER_ABORT_CANCEL,     /* the region called amber_cancel() */
   AMBER_ABORT_NREASONS
 };
 
@@ -43,8 +44,12 @@ struct amber_thread {
    * cleared when the transaction ends. */
   int vguard;
   /* The running transaction made an irrevocable call (I/O, code amber could
-   * not instrument): its effects can no longer be undone by amber_retry. */
+   * not instrument): its effects can no longer be undone by amber_retry or
+   * amber_cancel. */
   int irrevocable_done;
+  /* Why the running transaction is being undone, while it is (for the
+   * engine's messages). */
+  enum amber_abort_reason undoing;
   void *held_lock; /* a runtime mutex held across engine calls (released on abort) */
   /* Lock-delimited sections (AMBER_FASE=locks, tx/fase.c): the
    * program's mutexes and rwlock write locks this thread holds (counted
@@ -132,6 +137,12 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
 /* amber_retry(): undoes the running transaction (a writer too, on every
  * engine) and runs the outermost region again; fatal where it cannot. */
 noreturn void amber_tx_retry(struct amber_thread *t);
+/* amber_cancel(): undoes the running transaction as amber_retry does and
+ * ends it: the outermost region's __amber_run returns nonzero. */
+noreturn void amber_tx_cancel(struct amber_thread *t);
+/* "amber_retry()" or "amber_cancel()": what undoes t's transaction (while
+ * the engine's abort runs), for messages. */
+const char *amber_tx_undo_call(const struct amber_thread *t);
 
 /* Bits of desc->runtime_state, the runtime's per-region hints (0x4 belongs
  * to op.c).  WRITER: the region wrote before, start it as a writer.
@@ -144,8 +155,9 @@ noreturn void amber_tx_retry(struct amber_thread *t);
 
 /* Runs fn(arg) as the thread's outermost transaction, re-running it from
  * here when the engine restarts it (readers only), then commits (t->depth
- * is 0; the caller decided writer and iso). */
-void amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
+ * is 0; the caller decided writer and iso).  Returns 0, or 1 when fn
+ * called amber_cancel (nothing of it remains). */
+int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
                             int writer, int iso);
 
 /* A lock-delimited section's transaction (tx/fase.c): opened in place

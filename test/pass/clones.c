@@ -15,7 +15,7 @@ void use(int *p) {
 // CHECK-NOT: __amber_load
 // CHECK: ret i32
 // CHECK-LABEL: define dso_local void @use(
-// CHECK: call void @__amber_run(
+// CHECK: call i32 @__amber_run(
 // CHECK: call i32 @bump(
 // CHECK-LABEL: define internal void @use.amber_region.0(
 // CHECK: call i32 @__amber_tx_bump(
@@ -27,7 +27,7 @@ void use(int *p) {
 // CHECK-LABEL: define dso_local i32 @__amber_tx_rec(
 // CHECK: call i32 @__amber_tx_rec(
 // CHECK-LABEL: define dso_local void @__amber_tx_use(
-// CHECK: call void @__amber_run(
+// CHECK: call i32 @__amber_run(
 // CHECK: call i32 @__amber_tx_bump(
 // CHECK-NOT: define {{.*}}@__amber_tx_use.amber_region
 // CHECK-NOT: define {{.*}}@__amber_tx___amber

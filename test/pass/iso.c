@@ -12,8 +12,8 @@ void dyn(int *p, int level) {
   AMBER_ATOMIC_ISO(level) { *p = 1; }
 }
 // CHECK-LABEL: define dso_local void @si(
-// CHECK: call void @__amber_run(ptr {{.*}}@si.amber_region.0.desc, ptr {{.*}}, i32 1)
+// CHECK: call i32 @__amber_run(ptr {{.*}}@si.amber_region.0.desc, ptr {{.*}}, i32 1)
 // CHECK-LABEL: define dso_local void @lin(
-// CHECK: call void @__amber_run(ptr {{.*}}@lin.amber_region.0.desc, ptr {{.*}}, i32 3)
+// CHECK: call i32 @__amber_run(ptr {{.*}}@lin.amber_region.0.desc, ptr {{.*}}, i32 3)
 // CHECK: define dso_local void @dyn(ptr noundef %{{.*}}, i32 noundef %[[L:[0-9a-z]+]])
-// CHECK: call void @__amber_run(ptr {{.*}}@dyn.amber_region.0.desc, ptr {{.*}}, i32 %[[L]])
+// CHECK: call i32 @__amber_run(ptr {{.*}}@dyn.amber_region.0.desc, ptr {{.*}}, i32 %[[L]])

@@ -18,7 +18,7 @@ void set(struct rec **slot, const char *s) {
   free(malloc(1));
 }
 // CHECK-LABEL: define dso_local void @set(
-// CHECK: call void @__amber_run(
+// CHECK: call i32 @__amber_run(
 // CHECK: call {{.*}}ptr @malloc(
 // CHECK: call void @free(
 // CHECK-LABEL: define internal void @set.amber_region.0(

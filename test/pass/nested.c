@@ -12,10 +12,10 @@ void f(int *p) {
     *p = 2;
   }
 }
-// CHECK-DAG: @f.amber_region.1.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 0, i32 9,
-// CHECK-DAG: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 0, i32 7,
+// CHECK-DAG: @f.amber_region.1.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 2, i16 1, i32 0, i32 9,
+// CHECK-DAG: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 2, i16 1, i32 0, i32 7,
 // CHECK-LABEL: define dso_local void @f(
-// CHECK: call void @__amber_run(ptr @f.amber_region.0.desc,
+// CHECK: call i32 @__amber_run(ptr @f.amber_region.0.desc,
 // CHECK-NOT: @f.amber_region.1.desc
 // CHECK: ret void
 // CHECK-LABEL: define internal void @f.amber_region.1(
@@ -23,6 +23,6 @@ void f(int *p) {
 // CHECK: call void @__amber_store4(ptr @g,
 // CHECK-LABEL: define internal void @f.amber_region.0(
 // CHECK: call void @__amber_store4(ptr %{{.*}}, i32 1)
-// CHECK: call void @__amber_run(ptr @f.amber_region.1.desc,
+// CHECK: call i32 @__amber_run(ptr @f.amber_region.1.desc,
 // CHECK: call void @__amber_store4(ptr %{{.*}}, i32 2)
 // CHECK-NOT: __amber_region_

@@ -23,7 +23,7 @@ long transfer(struct acct *from, struct acct *to, long amount) {
 }
 // CHECK: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @amber.module_ctor, ptr null }]
 // CHECK-LABEL: define dso_local i64 @transfer(
-// CHECK: call void @__amber_run(ptr {{.*}}@transfer.amber_region.0.desc,
+// CHECK: call i32 @__amber_run(ptr {{.*}}@transfer.amber_region.0.desc,
 // CHECK-NOT: __amber_region_
 // CHECK: ret i64
 // CHECK-LABEL: define internal void @transfer.amber_region.0(

@@ -1,5 +1,6 @@
 ; Outlining of a region as clang emits it: live-ins by value in the closure,
-; live-outs in OUT slots, __amber_run at the call site, markers gone, and the
+; live-outs in OUT slots, __amber_run at the call site, markers gone, the
+; cancel path choosing between the live-out and the entry value, and the
 ; descriptor with a stable op id (FNV-1a 64 of "x.c:f:0").
 ; RUN: %opt -load-pass-plugin=%amber_pass -passes=amber-outline -S %s | FileCheck %s
 
@@ -7,7 +8,7 @@
 
 ; CHECK: @f.amber_region.0.fields = private constant [3 x %struct.__amber_field] [%struct.__amber_field { i32 0, i32 8, i32 1, i32 0 }, %struct.__amber_field { i32 8, i32 4, i32 0, i32 0 }, %struct.__amber_field { i32 12, i32 4, i32 2, i32 0 }]
 ; CHECK: @f.amber_region.0.name = private unnamed_addr constant [4 x i8] c"f#0\00"
-; CHECK: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 1, i16 1, i32 0, i32 7, i64 -6293027041045355782, ptr @f.amber_region.0, ptr @f.amber_region.0.name, ptr @f.amber_region.0.file, i32 16, i32 3, ptr @f.amber_region.0.fields, i64 0 }, section "amber_regions", align 8
+; CHECK: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 2, i16 1, i32 0, i32 7, i64 -6293027041045355782, ptr @f.amber_region.0, ptr @f.amber_region.0.name, ptr @f.amber_region.0.file, i32 16, i32 3, ptr @f.amber_region.0.fields, i64 0 }, section "amber_regions", align 8
 ; CHECK: @llvm.compiler.used = appending global [1 x ptr] [ptr @f.amber_region.0.desc]
 
 ; CHECK-LABEL: define dso_local i32 @f(
@@ -15,11 +16,17 @@
 ; CHECK-NOT: __amber_region_begin
 ; CHECK: store ptr %p, ptr
 ; CHECK: store i32 %k, ptr
-; CHECK: call void @__amber_run(ptr @f.amber_region.0.desc, ptr %amber.closure, i32 0)
+; CHECK: %[[V:.*]] = call i32 @__amber_run(ptr @f.amber_region.0.desc, ptr %amber.closure, i32 0)
+; CHECK: %[[C:.*]] = icmp ne i32 %[[V]], 0
 ; CHECK: %[[R:.*]] = load i32, ptr
 ; CHECK-NOT: __amber_region_live
 ; CHECK-NOT: __amber_region_end
-; CHECK: ret i32 %[[R]]
+; After a cancel (__amber_run nonzero), y is what it was at the region's
+; entry (0), not the closure's live-out slot:
+; CHECK: br i1 %[[C]], label %amber.cancel.restore, label %amber.cancel.join
+; CHECK: %[[Y:.*]] = phi i32 [ 0, %amber.cancel.restore ], [ %[[R]], %amber.cancel.check ]
+; CHECK: ret i32 %[[Y]]
+; CHECK-NOT: amber.region_cancelled
 
 ; CHECK-LABEL: define internal void @f.amber_region.0(ptr %amber.closure)
 ; CHECK-SAME: #[[ATTR:[0-9]+]]

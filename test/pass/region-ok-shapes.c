@@ -28,6 +28,6 @@ int f(int *p, int n) {
   return s;
 }
 // CHECK-LABEL: define {{.*}}i32 @f(
-// CHECK: call void @__amber_run(ptr {{.*}}@f.amber_region.0.desc
+// CHECK: call i32 @__amber_run(ptr {{.*}}@f.amber_region.0.desc
 // CHECK-LABEL: define internal void @f.amber_region.0(
 // CHECK-NOT: __amber_region_

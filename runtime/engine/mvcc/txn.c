@@ -491,12 +491,13 @@ void mv_commit(struct amber_thread *t) {
 void mv_abort(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
   if (!m || !m->in_tx) return;
-  /* Nothing but amber_retry restarts it (it runs alone and never waits for
-   * a lock), and its stores are in place, undone only by recovery. */
+  /* Nothing but amber_retry / amber_cancel undoes it (it runs alone and
+   * never waits for a lock), and its stores are in place, undone only by
+   * recovery. */
   if (m->solo)
-    amber_fatal("amber_retry() in irrevocable region %s (%s:%u): it runs alone and in place because it calls code amber could "
+    amber_fatal("%s in irrevocable region %s (%s:%u): it runs alone and in place because it calls code amber could "
                 "not instrument, so it cannot be undone; move that call out of the region, or decide before the region",
-                t->desc && t->desc->name ? t->desc->name : "?", t->desc && t->desc->file ? t->desc->file : "?",
+                amber_tx_undo_call(t), t->desc && t->desc->name ? t->desc->name : "?", t->desc && t->desc->file ? t->desc->file : "?",
                 t->desc ? t->desc->line : 0);
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
     struct mv_copy *x = mv_slot(m, pos);

@@ -578,7 +578,7 @@ static void rom_commit(struct amber_thread *t) {
   else read_unlock();
 }
 
-/* A writer undone (amber_retry): main gets back's bytes for every line the
+/* A writer undone (amber_retry, amber_cancel): main gets back's bytes for every line the
  * transaction logged (while MUTATING back holds the last committed state,
  * I1), durable before IDLE says the twins are equal again (recovery trusts
  * main when IDLE).  Loads outside regions read back meanwhile. */
@@ -599,8 +599,8 @@ static void rollback(struct rom_log *l) {
 }
 
 static void rom_abort(struct amber_thread *t) {
-  /* Readers restart to become writers (they never wrote); writers only at
-   * amber_retry. */
+  /* Readers restart to become writers (they never wrote); writers are
+   * undone only at amber_retry and amber_cancel. */
   if (t->writer) {
     rollback(log_of(t));
     write_unlock();

@@ -11,6 +11,10 @@
  * transfer's first run scribbles over a balance, allocates and links a junk
  * record, then calls amber_retry(): all of it must vanish, in every crash
  * image too (on romulus the writer's rollback restores main from back).
+ * With -DBANK_CANCEL (test/crash/crashtest-cancel.test), each transfer is
+ * preceded by a region that does the same, frees the oldest record, sets a
+ * local and calls amber_cancel(): it must vanish likewise, and the program
+ * go on after it with the local as it was.
  */
 #include <amber.h>
 #include <stdio.h>
@@ -40,6 +44,29 @@ AMBER_UNISOLATED static long runs; /* every run of a transfer's region: not undo
 
 static void transfer(struct bank *b, long seq) {
   long from = (seq * 7) % ACCOUNTS, to = (seq * 11 + 3) % ACCOUNTS, amount = seq % 50 + 1;
+#ifdef BANK_CANCEL
+  long moved = 0;
+  AMBER_ATOMIC {
+    struct record *junk = malloc(sizeof *junk);
+    junk->seq = -1;
+    junk->next = NULL;
+    b->balance[from] += 1000000;
+    if (b->newest) b->newest->next = junk;
+    b->newest = junk;
+    if (b->nrecords > 1) {
+      struct record *o = b->oldest;
+      b->oldest = o->next;
+      free(o);
+      b->nrecords--;
+    }
+    moved = amount;
+    amber_cancel();
+  }
+  if (moved) {
+    fprintf(stderr, "bank: a cancelled region's assignment to a local survived\n");
+    exit(2);
+  }
+#endif
   AMBER_ATOMIC {
 #ifdef BANK_RETRY
     if (runs++ % 2 == 0) {
