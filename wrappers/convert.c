@@ -2,7 +2,8 @@
  * by instrumented code: glibc's headers turn atoi, atol, atoll and atof
  * into strtol, strtoll and strtod at -O1 and above): atoi atol atoll atof
  * strtol strtoul strtoll strtoull strtoq strtouq strtod strtof strtold
- * strtoimax strtoumax, the _l forms, and glibc 2.38's __isoc23_ forms.
+ * strtoimax strtoumax, strtof32 strtof64 strtof32x strtof64x, the _l forms,
+ * and glibc 2.38's __isoc23_ forms.
  *
  * Only the number is copied out, not the rest of the string, so a loop
  * that parses a long heap text number by number stays linear: leading
@@ -170,6 +171,14 @@ CONV(long double, strtold, "strtold", 1, 0, , )
 CONV(double, strtod_l, "strtod_l", 1, loc, LOC_ONLY, P_LOC)
 CONV(float, strtof_l, "strtof_l", 1, loc, LOC_ONLY, P_LOC)
 CONV(long double, strtold_l, "strtold_l", 1, loc, LOC_ONLY, P_LOC)
+CONV(_Float32, strtof32, "strtof32", 1, 0, , )
+CONV(_Float64, strtof64, "strtof64", 1, 0, , )
+CONV(_Float32x, strtof32x, "strtof32x", 1, 0, , )
+CONV(_Float64x, strtof64x, "strtof64x", 1, 0, , )
+CONV(_Float32, strtof32_l, "strtof32_l", 1, loc, LOC_ONLY, P_LOC)
+CONV(_Float64, strtof64_l, "strtof64_l", 1, loc, LOC_ONLY, P_LOC)
+CONV(_Float32x, strtof32x_l, "strtof32x_l", 1, loc, LOC_ONLY, P_LOC)
+CONV(_Float64x, strtof64x_l, "strtof64x_l", 1, loc, LOC_ONLY, P_LOC)
 
 /* ---- atoi and friends: as the C library defines them ---- */
 

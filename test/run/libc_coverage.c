@@ -167,6 +167,7 @@ static void searches(struct data *p, struct data *v) {
   CHECK("index", SAME_AT(index(p->path, 'a'), p, index(v->path, 'a'), v) && SAME_AT(index(p->path, 0), p, index(v->path, 0), v));
   CHECK("rindex", SAME_AT(rindex(p->path, '/'), p, rindex(v->path, '/'), v) && !rindex(p->path, '#'));
   CHECK("rawmemchr", SAME_AT(rawmemchr(p->raw, 0xEE), p, rawmemchr(v->raw, 0xEE), v));
+  CHECK("__memcmpeq", __memcmpeq(p->hay, v->hay, sizeof p->hay) == 0 && __memcmpeq(p->hay, p->mixed, 8) != 0);
   CHECK("memrchr", SAME_AT(memrchr(p->raw, 0xEE, sizeof p->raw), p, memrchr(v->raw, 0xEE, sizeof v->raw), v));
   CHECK("basename", SAME_AT(basename(p->path), p, basename(v->path), v));
 }
@@ -312,6 +313,11 @@ static void conversions(struct data *p, struct data *v) {
   CHECK("strtof", strtof(strstr(p->nums, "3.25"), &p->end) == 325.0f && strtof(strstr(v->nums, "3.25"), &ve) == 325.0f &&
                      SAME_AT(p->end, p, ve, v));
   CHECK("strtold", strtold(strstr(p->nums, "-0x"), NULL) == -3.0L);
+  const char *f = strstr(p->nums, "3.25");
+  CHECK("strtofN", strtof32(f, &p->end) == 325.0f && p->end == f + 6 && strtof64(f, NULL) == 325.0 && strtof32x(f, NULL) == 325.0 &&
+                       strtof64x(f, NULL) == 325.0L);
+  CHECK("strtofN_l", strtof32_l(f, NULL, c) == 325.0f && strtof64_l(f, NULL, c) == 325.0 && strtof32x_l(f, NULL, c) == 325.0 &&
+                         strtof64x_l(f, NULL, c) == 325.0L);
   CHECK("strtod_l", strtod_l(strstr(p->nums, "inf"), NULL, c) > 1e308 && strtof_l(strstr(p->nums, "3.2"), NULL, c) == 325.0f &&
                         strtold_l(strstr(p->nums, "3.2"), NULL, c) == 325.0L);
   freelocale(c);
