@@ -8,9 +8,10 @@
 // the calls read the region's own uncommitted writes; qsort's comparator is
 // instrumented code that reads persistent records; a qsort outside a region
 // survives a kill -9 right after it.
-// RUN: %amber_cc -O0 -fno-builtin %s -o %t.O0
-// RUN: %amber_cc -O2 %s -o %t.O2
-// RUN: %amber_cc -O2 -D_FORTIFY_SOURCE=2 %s -o %t.fort
+// RUN: %clang -O1 -c %S/Inputs/plain_cmp.c -o %t.cmp.o
+// RUN: %amber_cc -O0 -fno-builtin %s %t.cmp.o -o %t.O0
+// RUN: %amber_cc -O2 %s %t.cmp.o -o %t.O2
+// RUN: %amber_cc -O2 -D_FORTIFY_SOURCE=2 %s %t.cmp.o -o %t.fort
 // RUN: %run %t.O0 outside | FileCheck %s
 // RUN: %rerun %t.O0 region | FileCheck %s --check-prefixes=CHECK,REGION
 // RUN: %amber check %t.heap
@@ -56,6 +57,9 @@
  * _FORTIFY_SOURCE: called directly so that each interceptor is reached
  * whatever the compiler does with the plain names. */
 int __xpg_strerror_r(int err, char *buf, size_t n);
+/* Inputs/plain_cmp.c, compiled without the pass. */
+int plain_cmp_long(const void *a, const void *b);
+int plain_key_first_long(const void *key, const void *elem);
 char *__stpcpy_chk(char *dst, const char *src, size_t dstlen);
 char *__stpncpy_chk(char *dst, const char *src, size_t n, size_t dstlen);
 void *__mempcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
@@ -259,8 +263,9 @@ static void copies(struct data *p, struct data *v) {
   qsort(fried, strlen(fried), 1, by_char);
   qsort(plain, strlen(plain), 1, by_char);
   CHECK("strfry", !strcmp(fried, plain));
-  char *m = strerror_r(ENOENT, p->buf, sizeof p->buf);
-  CHECK("strerror_r", !strcmp(m, strerror(ENOENT)));
+  /* an unknown error: glibc writes its message into the buffer */
+  char *m = strerror_r(12345, p->buf, sizeof p->buf);
+  CHECK("strerror_r", m == p->buf && !strcmp(m, strerror(12345)) && strerror_r(ENOENT, p->buf2, 8) != p->buf2);
   CHECK("__xpg_strerror_r", __xpg_strerror_r(EINVAL, p->buf2, sizeof p->buf2) == 0 && !strcmp(p->buf2, strerror(EINVAL)));
   CHECK("__stpcpy_chk", __stpcpy_chk(p->buf, p->path, sizeof p->buf) == p->buf + strlen(v->path) && !strcmp(p->buf, v->path));
   CHECK("__stpncpy_chk", __stpncpy_chk(p->buf, "pq", 4, sizeof p->buf) == p->buf + 2 && !memcmp(p->buf, "pq\0\0", 4));
@@ -339,6 +344,13 @@ static void sorting(struct data *p, struct data *v) {
   qsort(p->recs, 12, sizeof p->recs[0], by_value); /* key first: sorts by key */
   qsort(v->recs, 12, sizeof v->recs[0], by_value);
   long k = 7, miss = 99;
+  qsort(p->arr, 40, sizeof p->arr[0], plain_cmp_long);
+  qsort(v->arr, 40, sizeof v->arr[0], plain_cmp_long);
+  CHECK("qsort uninstrumented comparator", !memcmp(p->arr, v->arr, sizeof p->arr) && p->arr[0] == -40);
+#ifndef __USE_EXTERN_INLINES /* else glibc's bsearch is inlined: the comparator must be instrumented */
+  CHECK("bsearch uninstrumented comparator",
+        SAME_AT(bsearch(&k, p->recs, 12, sizeof p->recs[0], plain_key_first_long), p, bsearch(&k, v->recs, 12, sizeof v->recs[0], rec_cmp), v));
+#endif
   CHECK("bsearch", SAME_AT(bsearch(&k, p->recs, 12, sizeof p->recs[0], rec_cmp), p, bsearch(&k, v->recs, 12, sizeof v->recs[0], rec_cmp), v) &&
                        ((struct rec *)bsearch(&k, p->recs, 12, sizeof p->recs[0], rec_cmp))->key == 7 &&
                        !bsearch(&miss, p->recs, 12, sizeof p->recs[0], rec_cmp));
