@@ -130,8 +130,8 @@ void *memmem(const void *h, size_t hl, const void *needle, size_t m) {
   amber_interpose_check_usable("memmem", wrap_touches(h, hl) ? h : needle);
   if (m == 0) return (void *)h;
   if (m > hl) return NULL;
-  char *nd = malloc(m + CHUNK);
-  if (!nd) amber_wrap_nomem("memmem", needle, m + CHUNK);
+  char *nd = malloc(m);
+  if (!nd) amber_wrap_nomem("memmem", needle, m);
   amber_wrap_read(nd, needle, m);
   void *res;
   if (!wrap_touches(h, hl)) {

@@ -66,12 +66,14 @@ static char *heap_tok(const char *fn, char *p, const char *delim, char **save) {
 
 static char *tok(const char *fn, char *s, const char *delim, char **save) {
   char *p = s ? s : get_ptr(save);
-  if (!p) return NULL; /* as glibc would, without faulting */
   if (wrap_in_heap(p)) return heap_tok(fn, p, delim, save);
+  /* A volatile string: the C library, with a heap delimiter set copied out
+   * and a heap position read and written through the engine. */
   const char *d = wrap_arg(delim);
   if (!d) amber_wrap_nomem(fn, delim, 0);
-  char *v = wrap_touches(save, sizeof *save) ? get_ptr(save) : NULL, *res;
-  if (wrap_touches(save, sizeof *save)) { /* the position itself is in the heap */
+  char *res;
+  if (wrap_touches(save, sizeof *save)) {
+    char *v = p;
     res = REAL(strtok_r)(p, d, &v);
     cut(fn, NULL, save, v);
   } else {

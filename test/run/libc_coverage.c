@@ -158,6 +158,9 @@ static int rec_cmp(const void *key, const void *elem) {
 static void searches(struct data *p, struct data *v) {
   CHECK("strstr", SAME_AT(strstr(p->hay, "NEEDLEneedle"), p, strstr(v->hay, "NEEDLEneedle"), v));
   CHECK("strstr miss", strstr(p->hay, "zz") == NULL);
+  CHECK("strstr volatile haystack", SAME_AT(strstr(v->hay, p->hay + 250), v, strstr(v->hay, v->hay + 250), v));
+  CHECK("memmem volatile haystack", SAME_AT(memmem(v->raw, sizeof v->raw, p->raw + 281, 3), v, memmem(v->raw, sizeof v->raw, v->raw + 281, 3), v));
+  CHECK("strspn volatile string", strspn(v->nums, p->nums) == strspn(v->nums, v->nums));
   CHECK("strstr heap needle", SAME_AT(strstr(p->words, p->words + 6), p, strstr(v->words, v->words + 6), v));
   CHECK("strcasestr", SAME_AT(strcasestr(p->hay, "needleNEEDLE"), p, strcasestr(v->hay, "needleNEEDLE"), v));
   CHECK("memmem", SAME_AT(memmem(p->hay, sizeof p->hay, "LEnee", 5), p, memmem(v->hay, sizeof v->hay, "LEnee", 5), v));
@@ -231,6 +234,17 @@ static void tokens(struct data *p, struct data *v) {
     same &= SAME_AT(pt, p, vt, v) && SAME_AT(p->sp, p, vsp, v);
   }
   CHECK("strsep", same && memcmp(p->buf, v->buf, 5) == 0);
+  /* volatile strings with a heap position or a heap delimiter set */
+  char line[16] = "k1=v1;k2", delims[4];
+  strcpy(p->buf2, "=;");
+  pt = strtok_r(line, p->buf2, &p->save);
+  CHECK("strtok_r volatile", pt == line && !strcmp(pt, "k1") && p->save == line + 3);
+  pt = strtok_r(NULL, p->buf2, &p->save);
+  CHECK("strtok_r volatile next", pt == line + 3 && !strcmp(pt, "v1") && p->save == line + 6);
+  strcpy(delims, "=;");
+  vsp = line + 6;
+  pt = strsep(&vsp, p->buf2);
+  CHECK("strsep volatile", pt == line + 6 && vsp == NULL && !strcmp(delims, p->buf2));
 }
 
 static void copies(struct data *p, struct data *v) {
@@ -302,6 +316,8 @@ static void conversions(struct data *p, struct data *v) {
   CHECK("strtoimax", strtoimax(p->nums + 19, &p->end, 0) == 077 && p->end == p->nums + 22 && strtoumax(p->nums + 12, NULL, 0) == 0x1f);
   CHECK("strtol_l", strtol_l(p->nums, NULL, 10, c) == -12345 && strtoul_l(p->nums + 12, NULL, 16, c) == 0x1f &&
                         strtoll_l(p->nums, NULL, 10, c) == -12345 && strtoull_l(p->nums + 19, NULL, 8, c) == 077);
+  CHECK("strtol volatile string", strtol(v->nums + 12, &p->end, 0) == 0x1f && p->end == v->nums + 17);
+  CHECK("strtod volatile string", strtod(v->nums + 46, &p->end) == 325.0 && p->end == v->nums + 53);
   CHECK("no digits", strtol(p->words, &p->end, 10) == 0 && p->end == p->words);
   CHECK("atoi", atoi(p->nums) == -12345 && atol(p->nums) == -12345 && atoll(p->nums) == -12345);
   /* the floating-point tail: 3.25e2q -0x1.8p1 inf nan(abc) 1e */
