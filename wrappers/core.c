@@ -92,3 +92,10 @@ char *amber_wrap_strndup(const char *s, size_t max, size_t *len) {
   if (len) *len = r.len;
   return r.buf;
 }
+
+_Noreturn void amber_wrap_nomem(const char *fn, const void *addr, size_t n) {
+  if (n)
+    amber_fatal("%s() on heap memory at %p: out of memory for a volatile copy of %zu bytes; free some memory or pass a smaller buffer",
+                fn, addr, n);
+  amber_fatal("%s() on heap memory at %p: out of memory for a volatile copy; free some memory or pass a smaller buffer", fn, addr);
+}

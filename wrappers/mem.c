@@ -14,6 +14,7 @@ WRAP_REAL(memmove)
 WRAP_REAL(memset)
 WRAP_REAL(memcmp)
 WRAP_REAL(bcmp)
+WRAP_REAL(__memcmpeq)
 WRAP_REAL(memchr)
 WRAP_REAL(__memcpy_chk)
 WRAP_REAL(__memmove_chk)
@@ -147,6 +148,12 @@ int memcmp(const void *a, const void *b, size_t n) {
 int bcmp(const void *a, const void *b, size_t n) {
   if (!TOUCH2(a, b, n)) return REAL(bcmp)(a, b, n);
   return heap_cmp("bcmp", a, b, n);
+}
+
+/* GCC 12 and later turn memcmp(...) == 0 into __memcmpeq (glibc 2.35). */
+int __memcmpeq(const void *a, const void *b, size_t n) {
+  if (!TOUCH2(a, b, n)) return REAL(__memcmpeq)(a, b, n);
+  return heap_cmp("__memcmpeq", a, b, n);
 }
 
 void *memchr(const void *s, int c, size_t n) {

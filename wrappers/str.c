@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strscan.h"
 #include "wrap.h"
 
 WRAP_REAL(strlen)
@@ -27,31 +28,6 @@ WRAP_REAL(__strcat_chk)
 /* This string is in the heap: read it through amber_interpose_load. */
 static inline int heap_read(const void *s) { return __builtin_expect(wrap_in_heap(s), 0); }
 
-/* ---- a byte cursor over a string: heap bytes through the engine, in
- * pieces that stay inside the heap window; other bytes one at a time, so it
- * never reads past a volatile string's end ---- */
-
-#define PIECE 256u
-
-struct cursor {
-  const unsigned char *p; /* next byte to fetch */
-  unsigned char buf[PIECE];
-  size_t have, pos;
-};
-
-static inline unsigned char next_byte(struct cursor *c) {
-  if (c->pos < c->have) return c->buf[c->pos++];
-  if (!wrap_in_heap(c->p)) return *c->p++;
-  uintptr_t a = (uintptr_t)c->p, e = __amber_heap_base + __amber_heap_size;
-  size_t k = PIECE - (a & (PIECE - 1));
-  if (k > e - a) k = e - a;
-  amber_interpose_load(c->buf, c->p, k);
-  c->p += k;
-  c->have = k;
-  c->pos = 1;
-  return c->buf[0];
-}
-
 struct str_req {
   const char *a, *b;
   char *dst;
@@ -62,10 +38,10 @@ struct str_req {
 
 static void cmp_fn(void *arg) {
   struct str_req *r = arg;
-  struct cursor x = {.p = (const unsigned char *)r->a}, y = {.p = (const unsigned char *)r->b};
+  struct wrap_cursor x = {.p = (const unsigned char *)r->a}, y = {.p = (const unsigned char *)r->b};
   r->result = 0;
   for (size_t i = 0; i < r->n; i++) {
-    unsigned char u = next_byte(&x), v = next_byte(&y);
+    unsigned char u = wrap_next_byte(&x), v = wrap_next_byte(&y);
     if (u != v) {
       r->result = (int)u - (int)v;
       return;
@@ -83,10 +59,10 @@ static int heap_cmp(const char *fn, const char *a, const char *b, size_t n) {
 
 static void chr_fn(void *arg) {
   struct str_req *r = arg;
-  struct cursor x = {.p = (const unsigned char *)r->a};
+  struct wrap_cursor x = {.p = (const unsigned char *)r->a};
   r->found = NULL;
   for (size_t i = 0;; i++) {
-    unsigned char u = next_byte(&x);
+    unsigned char u = wrap_next_byte(&x);
     if (u == (unsigned char)r->c) {
       r->found = r->a + i;
       if (!r->n) return; /* strchr: the first */

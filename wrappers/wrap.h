@@ -114,6 +114,9 @@ void amber_wrap_write(const char *what, void *dst, const void *src, size_t n);
 /* A volatile copy of the string at s (at most max bytes, then a NUL), from
  * malloc; *len gets its length.  NULL when out of memory. */
 char *amber_wrap_strndup(const char *s, size_t max, size_t *len);
+/* Stops the program: fn() found no memory for a volatile copy of heap
+ * memory at addr (n bytes; 0: unknown). */
+_Noreturn void amber_wrap_nomem(const char *fn, const void *addr, size_t n);
 
 /* The fortified variants (_FORTIFY_SOURCE) that are intercepted too. */
 void *__memcpy_chk(void *dst, const void *src, size_t n, size_t dstlen);
