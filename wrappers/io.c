@@ -52,6 +52,8 @@ WRAP_REAL(__pread_chk)
 WRAP_REAL(__pread64_chk)
 WRAP_REAL(__fread_chk)
 WRAP_REAL(__fgets_chk)
+WRAP_REAL(__fread_unlocked_chk)
+WRAP_REAL(__fgets_unlocked_chk)
 
 /* ---- bounce buffers ---- */
 
@@ -243,6 +245,13 @@ size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
   FREAD_LIKE("fread", REAL(fread));
 }
 
+size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!INTO(ptr, t)) return REAL(__fread_unlocked_chk)(ptr, ptrlen, size, n, f);
+  if (t > ptrlen) __chk_fail();
+  FREAD_LIKE("fread_unlocked", REAL(fread_unlocked));
+}
+
 size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
   size_t t = total(size, n);
   if (!OUT_OF(ptr, t)) return REAL(fwrite)(ptr, size, n, f);
@@ -280,6 +289,12 @@ char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_chk)(s, size, n, f);
   if ((size_t)n > size) __chk_fail();
   return heap_fgets("fgets", s, n, f, 0);
+}
+
+char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f) {
+  if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_unlocked_chk)(s, size, n, f);
+  if ((size_t)n > size) __chk_fail();
+  return heap_fgets("fgets_unlocked", s, n, f, 1);
 }
 
 /* A heap string to print: a volatile copy read through the engine. */

@@ -135,6 +135,8 @@ FORWARD(size_t, __fread_chk, (void *b, size_t bl, size_t s, size_t n, FILE *f), 
 FORWARD(char *, __fgets_chk, (char *s, size_t l, int n, FILE *f), (s, l, n, f))
 #undef fgets_unlocked
 FORWARD(char *, fgets_unlocked, (char *s, int n, FILE *f), (s, n, f))
+FORWARD(size_t, __fread_unlocked_chk, (void *b, size_t bl, size_t s, size_t n, FILE *f), (b, bl, s, n, f))
+FORWARD(char *, __fgets_unlocked_chk, (char *s, size_t l, int n, FILE *f), (s, l, n, f))
 FORWARD(ssize_t, getline, (char **l, size_t *n, FILE *f), (l, n, f))
 FORWARD(ssize_t, getdelim, (char **l, size_t *n, int d, FILE *f), (l, n, d, f))
 FORWARD(ssize_t, __getdelim, (char **l, size_t *n, int d, FILE *f), (l, n, d, f))
