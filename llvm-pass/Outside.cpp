@@ -150,7 +150,7 @@ struct Segment {
 static constexpr unsigned MaxGap = 32;
 
 // Provably not in the heap window: the stack, the program's globals.
-static bool notPersistent(Value *Addr) {
+bool notPersistent(Value *Addr) {
   if (Addr->getType()->getPointerAddressSpace() != 0)
     return true;
   SmallVector<const Value *, 4> Objs;
