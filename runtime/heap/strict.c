@@ -80,6 +80,8 @@ static void unwind(void *uc) {
     struct link_map *lm = NULL;
     if (dladdr1((void *)look, &di, (void **)&lm, RTLD_DL_LINKMAP) && di.dli_fname) {
       f->sym->module = di.dli_fname;
+      /* The program itself: the loader's name is argv[0]'s, maybe relative. */
+      if (lm && !lm->l_name[0] && amber_symbolize_exe()) f->sym->module = amber_symbolize_exe();
       f->base = (uintptr_t)di.dli_fbase;
       /* The address as the file numbers it: less the load bias (0 for a
        * program not built as PIE). */

@@ -23,9 +23,13 @@
 #include <unistd.h>
 
 /* Set at open; read by the handler. */
-static char symbolizer[PATH_MAX];
+static char symbolizer[PATH_MAX], exe[PATH_MAX];
+
+const char *amber_symbolize_exe(void) { return exe[0] ? exe : NULL; }
 
 void amber_symbolize_prepare(void) {
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[k > 0 ? k : 0] = 0;
   static const char *const where[] = {"/usr/bin/llvm-symbolizer-16", "/usr/lib/llvm-16/bin/llvm-symbolizer"};
   for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
     if (access(where[i], X_OK) == 0) {

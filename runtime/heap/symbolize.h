@@ -18,6 +18,10 @@ struct amber_sym_frame {
 /* At heap open (not in a handler): finds the symbolizer. */
 void amber_symbolize_prepare(void);
 
+/* The program's own file, absolute (the loader names it as it was started,
+ * maybe relative); NULL when unknown. */
+const char *amber_symbolize_exe(void);
+
 /* From the fault handler: fills func and where of frames [0, n), running
  * the symbolizer once, for at most about two seconds.  Async-signal-safe
  * system calls only (pipe2, dup, posix_spawn without attributes, poll,
