@@ -142,6 +142,10 @@ llvm::StringRef libcOutsideReplacement(llvm::StringRef Name, bool &Writes);
 // True for a libc function that does I/O or ends the process but writes no
 // program memory (printf, puts, write, exit, ...).
 bool isIoCall(llvm::StringRef Name);
+// True for a function libamber's interceptors (wrappers/) serve on heap
+// arguments (AMBER_INTERCEPTED in runtime/CMakeLists.txt, generated into
+// amber_intercepted.inc), or that the pass rewrites to a runtime wrapper.
+bool isIntercepted(llvm::StringRef Name);
 
 //--- Instrument.cpp --------------------------------------------------------
 struct FunctionResult {
@@ -173,6 +177,16 @@ extern llvm::cl::opt<bool> ClLoads, ClStores, ClAtomics, ClMemIntrinsics,
 // outside-region options (-amber-instrument-outside, -amber-instrument-
 // outside-loads, -amber-outside-share-checks) are Outside.cpp's own.
 bool instrumentOutsideModule(llvm::Module &M);
+// Addr is provably not in the heap window: its underlying objects are all
+// allocas, global variables or byval arguments (or another address space).
+bool notPersistent(llvm::Value *Addr);
+
+//--- ExternalCalls.cpp -----------------------------------------------------
+// Remarks (pass name "amber-libcall", shown by amber-cc) for calls to
+// library functions libamber does not intercept with a pointer argument
+// that may point into the heap (strict mode faults there at run time).
+// Runs on the module as the front end left it, before any rewriting.
+void remarkExternalCalls(llvm::Module &M);
 
 //--- Annotations.cpp -------------------------------------------------------
 // Calls Fn for every global carrying __attribute__((annotate(Name))), with

@@ -599,6 +599,9 @@ static void emitRemarks(Function &F, ArrayRef<Site> Sites) {
 bool instrumentModule(Module &M) {
   if (M.getNamedMetadata(InstrumentedMD))
     return false;
+  // Library calls given heap pointers (ExternalCalls.cpp), on the calls as
+  // the program wrote them: before any is rewritten or cloned.
+  remarkExternalCalls(M);
   SmallVector<std::pair<Function *, Function *>, 16> CloneTable;
   SmallVector<Function *, 16> Fns = makeClones(M, CloneTable);
   auto Descs = moduleDescriptors(M);

@@ -6,6 +6,7 @@
 // malloc/free persistent.  Kept in step with runtime/amber_interface.h.
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace llvm;
@@ -84,6 +85,21 @@ bool isIoCall(StringRef Name) {
       .Cases("perror", "syslog", "vsyslog", true)
       .Cases("exit", "_exit", "_Exit", "quick_exit", "abort", true)
       .Default(false);
+}
+
+bool isIntercepted(StringRef Name) {
+  // The names libamber.so interposes: AMBER_INTERCEPTED of
+  // runtime/CMakeLists.txt, written out by CMake.
+  static const StringSet<> Names = [] {
+    static const char *const List[] = {
+#include "amber_intercepted.inc"
+    };
+    StringSet<> S;
+    for (const char *N : List)
+      S.insert(N);
+    return S;
+  }();
+  return !libcReplacement(Name).empty() || Names.contains(Name);
 }
 
 } // namespace amber

@@ -150,7 +150,7 @@ struct Segment {
 static constexpr unsigned MaxGap = 32;
 
 // Provably not in the heap window: the stack, the program's globals.
-static bool notPersistent(Value *Addr) {
+bool notPersistent(Value *Addr) {
   if (Addr->getType()->getPointerAddressSpace() != 0)
     return true;
   SmallVector<const Value *, 4> Objs;
@@ -250,9 +250,16 @@ static bool canDuplicate(const Instruction &I) {
 static Constant *siteOf(Instruction *I, StringMap<Constant *> &Sites) {
   Function &F = *I->getFunction();
   std::string S;
-  if (const DILocation *Loc = I->getDebugLoc().get())
-    if (!Loc->getFilename().empty())
+  // Locations clang keeps only for remarks (-Rpass-analysis, which amber-cc
+  // passes: emission kind NoDebug) do not count: a build without -g names
+  // its sites by function, whatever remarks it asks for.
+  if (const DILocation *Loc = I->getDebugLoc().get()) {
+    const DISubprogram *SP = Loc->getScope()->getSubprogram();
+    const DICompileUnit *CU = SP ? SP->getUnit() : nullptr;
+    if (!Loc->getFilename().empty() &&
+        !(CU && CU->getEmissionKind() == DICompileUnit::NoDebug))
       S = (Loc->getFilename() + ":" + Twine(Loc->getLine())).str();
+  }
   if (S.empty())
     S = F.getName().str();
   Constant *&C = Sites[S];

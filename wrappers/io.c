@@ -1,14 +1,17 @@
-/* I/O between files and the heap: read/pread/fread/fgets into a heap
- * buffer read into a volatile bounce buffer first (the system call or stdio
- * runs outside any transaction), then store what they read in one
- * transaction; write/pwrite/fwrite/puts/fputs from the heap copy the data
- * out first (libc cannot read the canonical window: strict mode), through
- * the engine when it keeps committed versions outside the data area (mvcc),
- * in place at the alias otherwise (romulus). */
+/* I/O between files and the heap: read/pread/recv/fread/fgets/getline into
+ * a heap buffer read into a volatile bounce buffer first (the system call or
+ * stdio runs outside any transaction), then store what they read in one
+ * transaction; write/pwrite/send/fwrite/puts/fputs from the heap copy the
+ * data out first (libc cannot read the canonical window: strict mode),
+ * through the engine when it keeps committed versions outside the data area
+ * (mvcc), in place at the alias otherwise (romulus).  A stream buffer in the
+ * heap (setvbuf) is refused: libc would write it on every call.  Vectored
+ * I/O is iovec.c's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -17,6 +20,7 @@
 #undef fread_unlocked
 #undef fwrite_unlocked
 #undef fputs_unlocked
+#undef fgets_unlocked
 
 WRAP_REAL(read)
 WRAP_REAL(pread)
@@ -29,6 +33,17 @@ WRAP_REAL(fread_unlocked)
 WRAP_REAL(fwrite)
 WRAP_REAL(fwrite_unlocked)
 WRAP_REAL(fgets)
+WRAP_REAL(fgets_unlocked)
+WRAP_REAL(getdelim)
+WRAP_REAL(send)
+WRAP_REAL(sendto)
+WRAP_REAL(recv)
+WRAP_REAL(recvfrom)
+WRAP_REAL(__recv_chk)
+WRAP_REAL(__recvfrom_chk)
+WRAP_REAL(setvbuf)
+WRAP_REAL(setbuf)
+WRAP_REAL(setbuffer)
 WRAP_REAL(puts)
 WRAP_REAL(fputs)
 WRAP_REAL(fputs_unlocked)
@@ -37,6 +52,8 @@ WRAP_REAL(__pread_chk)
 WRAP_REAL(__pread64_chk)
 WRAP_REAL(__fread_chk)
 WRAP_REAL(__fgets_chk)
+WRAP_REAL(__fread_unlocked_chk)
+WRAP_REAL(__fgets_unlocked_chk)
 
 /* ---- bounce buffers ---- */
 
@@ -147,6 +164,38 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen) {
   READ_LIKE("pread", REAL(pread64)(fd, p, n, off));
 }
 
+ssize_t recv(int fd, void *buf, size_t n, int flags) {
+  if (!INTO(buf, n)) return REAL(recv)(fd, buf, n, flags);
+  READ_LIKE("recv", REAL(recv)(fd, p, n, flags));
+}
+
+ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *fromlen) {
+  if (!INTO(buf, n)) return REAL(recvfrom)(fd, buf, n, flags, from, fromlen);
+  READ_LIKE("recvfrom", REAL(recvfrom)(fd, p, n, flags, from, fromlen));
+}
+
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags) {
+  if (!INTO(buf, n)) return REAL(__recv_chk)(fd, buf, n, buflen, flags);
+  if (n > buflen) __chk_fail();
+  READ_LIKE("recv", REAL(recv)(fd, p, n, flags));
+}
+
+ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags, struct sockaddr *from, socklen_t *fromlen) {
+  if (!INTO(buf, n)) return REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, from, fromlen);
+  if (n > buflen) __chk_fail();
+  READ_LIKE("recvfrom", REAL(recvfrom)(fd, p, n, flags, from, fromlen));
+}
+
+ssize_t send(int fd, const void *buf, size_t n, int flags) {
+  if (!OUT_OF(buf, n)) return REAL(send)(fd, buf, n, flags);
+  WRITE_LIKE("send", REAL(send)(fd, p, n, flags));
+}
+
+ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t tolen) {
+  if (!OUT_OF(buf, n)) return REAL(sendto)(fd, buf, n, flags, to, tolen);
+  WRITE_LIKE("sendto", REAL(sendto)(fd, p, n, flags, to, tolen));
+}
+
 /* ---- stdio ---- */
 
 static size_t total(size_t size, size_t n) {
@@ -196,6 +245,13 @@ size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
   FREAD_LIKE("fread", REAL(fread));
 }
 
+size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!INTO(ptr, t)) return REAL(__fread_unlocked_chk)(ptr, ptrlen, size, n, f);
+  if (t > ptrlen) __chk_fail();
+  FREAD_LIKE("fread_unlocked", REAL(fread_unlocked));
+}
+
 size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
   size_t t = total(size, n);
   if (!OUT_OF(ptr, t)) return REAL(fwrite)(ptr, size, n, f);
@@ -208,12 +264,12 @@ size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *f) {
   FWRITE_LIKE("fwrite_unlocked", REAL(fwrite_unlocked));
 }
 
-static char *heap_fgets(const char *fn, char *s, int n, FILE *f) {
+static char *heap_fgets(const char *fn, char *s, int n, FILE *f, int unlocked) {
   amber_interpose_check_usable(fn, s);
   struct bounce b;
   char *p = bounce_get(&b, (size_t)n);
   if (!p) return NULL;
-  char *r = REAL(fgets)(p, n, f);
+  char *r = unlocked ? REAL(fgets_unlocked)(p, n, f) : REAL(fgets)(p, n, f);
   if (r) in_store(fn, s, p, strlen(p) + 1);
   bounce_put(&b);
   return r ? s : NULL;
@@ -221,13 +277,24 @@ static char *heap_fgets(const char *fn, char *s, int n, FILE *f) {
 
 char *fgets(char *s, int n, FILE *f) {
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(fgets)(s, n, f);
-  return heap_fgets("fgets", s, n, f);
+  return heap_fgets("fgets", s, n, f, 0);
+}
+
+char *fgets_unlocked(char *s, int n, FILE *f) {
+  if (n <= 0 || !INTO(s, (size_t)n)) return REAL(fgets_unlocked)(s, n, f);
+  return heap_fgets("fgets_unlocked", s, n, f, 1);
 }
 
 char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_chk)(s, size, n, f);
   if ((size_t)n > size) __chk_fail();
-  return heap_fgets("fgets", s, n, f);
+  return heap_fgets("fgets", s, n, f, 0);
+}
+
+char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f) {
+  if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_unlocked_chk)(s, size, n, f);
+  if ((size_t)n > size) __chk_fail();
+  return heap_fgets("fgets_unlocked", s, n, f, 1);
 }
 
 /* A heap string to print: a volatile copy read through the engine. */
@@ -261,4 +328,106 @@ int fputs(const char *s, FILE *f) {
 int fputs_unlocked(const char *s, FILE *f) {
   if (!OUT_STR(s)) return REAL(fputs_unlocked)(s, f);
   PUTS_LIKE("fputs_unlocked", REAL(fputs_unlocked)(p, f));
+}
+
+/* getline / getdelim with the line pointer, its size or the buffer in the
+ * heap: the real getdelim reads into a volatile line of its own, then one
+ * transaction grows the caller's buffer when it is too small (a heap buffer
+ * with a persistent realloc, which joins that transaction), copies the line
+ * in and updates *lineptr and *n.  A volatile buffer is grown first, outside
+ * the transaction (the transaction may run again). */
+struct line_req {
+  char **lineptr;
+  size_t *n;
+  char *buf, *line; /* the caller's buffer (after a volatile growth), the line read */
+  size_t cap, len;  /* the buffer's size (after growth), the line's bytes with its NUL */
+};
+
+static void line_fn(void *arg) {
+  struct line_req *q = arg;
+  char *buf = q->buf;
+  size_t cap = q->cap;
+  if (wrap_in_heap(buf) && cap < q->len) {
+    buf = amber_interpose_realloc(buf, q->len);
+    cap = q->len;
+    if (!buf) return;
+  }
+  if (wrap_touches(buf, q->len)) __amber_memmove(buf, q->line, q->len);
+  else memcpy(buf, q->line, q->len);
+  if (wrap_touches(q->lineptr, sizeof buf)) __amber_memmove(q->lineptr, &buf, sizeof buf);
+  else *q->lineptr = buf;
+  if (wrap_touches(q->n, sizeof cap)) __amber_memmove(q->n, &cap, sizeof cap);
+  else *q->n = cap;
+}
+
+static ssize_t heap_getdelim(const char *fn, char **lineptr, size_t *n, int delim, FILE *f) {
+  amber_interpose_check_usable(fn, lineptr);
+  struct line_req q = {lineptr, n, NULL, NULL, 0, 0};
+  amber_wrap_read(&q.buf, lineptr, sizeof q.buf);
+  amber_wrap_read(&q.cap, n, sizeof q.cap);
+  if (!q.buf) q.cap = 0;
+  size_t lcap = 0;
+  ssize_t r = REAL(getdelim)(&q.line, &lcap, delim, f);
+  int e = errno;
+  if (r >= 0) {
+    q.len = (size_t)r + 1;
+    if (!wrap_in_heap(q.buf) && q.cap < q.len) { /* volatile (or none): libc's growth */
+      char *nb = realloc(q.buf, q.len);
+      if (!nb) {
+        free(q.line);
+        errno = ENOMEM;
+        return -1;
+      }
+      q.buf = nb;
+      q.cap = q.len;
+    }
+    amber_interpose_write_tx(fn, wrap_in_heap(q.buf) ? (void *)q.buf : (void *)lineptr, line_fn, &q);
+  }
+  free(q.line);
+  errno = e;
+  return r;
+}
+
+/* The pointer, the size, or the buffer they name is in the heap. */
+static int line_in_heap(char **lineptr, size_t *n) {
+  return wrap_touches(lineptr, sizeof *lineptr) || wrap_touches(n, sizeof *n) || wrap_in_heap(*lineptr);
+}
+
+ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *f) {
+  if (__builtin_expect(!lineptr || !n || !line_in_heap(lineptr, n), 1)) return REAL(getdelim)(lineptr, n, delim, f);
+  return heap_getdelim("getdelim", lineptr, n, delim, f);
+}
+
+ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *f) {
+  if (__builtin_expect(!lineptr || !n || !line_in_heap(lineptr, n), 1)) return REAL(getdelim)(lineptr, n, delim, f);
+  return heap_getdelim("getdelim", lineptr, n, delim, f);
+}
+
+ssize_t getline(char **lineptr, size_t *n, FILE *f) {
+  if (__builtin_expect(!lineptr || !n || !line_in_heap(lineptr, n), 1)) return REAL(getdelim)(lineptr, n, '\n', f);
+  return heap_getdelim("getline", lineptr, n, '\n', f);
+}
+
+/* A stream buffer in the heap: libc would read and write it on every call,
+ * past any interceptor.  Refused, with what to do. */
+static void no_heap_buffer(const char *fn, const void *buf) {
+  amber_fatal("%s() was given a buffer in the persistent heap (%p) for a stdio stream; libc reads and writes a stream's "
+              "buffer directly, outside any transaction: give it a volatile buffer (a static or malloc'd array outside "
+              "regions) or NULL (docs/wrappers.md)",
+              fn, buf);
+}
+
+int setvbuf(FILE *f, char *buf, int mode, size_t size) {
+  if (__builtin_expect(buf && mode != _IONBF && wrap_touches(buf, size ? size : 1), 0)) no_heap_buffer("setvbuf", buf);
+  return REAL(setvbuf)(f, buf, mode, size);
+}
+
+void setbuf(FILE *f, char *buf) {
+  if (__builtin_expect(buf && wrap_touches(buf, BUFSIZ), 0)) no_heap_buffer("setbuf", buf);
+  REAL(setbuf)(f, buf);
+}
+
+void setbuffer(FILE *f, char *buf, size_t size) {
+  if (__builtin_expect(buf && wrap_touches(buf, size ? size : 1), 0)) no_heap_buffer("setbuffer", buf);
+  REAL(setbuffer)(f, buf, size);
 }

@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <inttypes.h>
@@ -227,6 +229,73 @@ FORWARD(ssize_t, __pread_chk, (int fd, void *b, size_t n, off_t o, size_t l), (f
 FORWARD(ssize_t, __pread64_chk, (int fd, void *b, size_t n, off64_t o, size_t l), (fd, b, n, o, l))
 FORWARD(size_t, __fread_chk, (void *b, size_t bl, size_t s, size_t n, FILE *f), (b, bl, s, n, f))
 FORWARD(char *, __fgets_chk, (char *s, size_t l, int n, FILE *f), (s, l, n, f))
+#undef fgets_unlocked
+FORWARD(char *, fgets_unlocked, (char *s, int n, FILE *f), (s, n, f))
+FORWARD(size_t, __fread_unlocked_chk, (void *b, size_t bl, size_t s, size_t n, FILE *f), (b, bl, s, n, f))
+FORWARD(char *, __fgets_unlocked_chk, (char *s, size_t l, int n, FILE *f), (s, l, n, f))
+FORWARD(ssize_t, getline, (char **l, size_t *n, FILE *f), (l, n, f))
+FORWARD(ssize_t, getdelim, (char **l, size_t *n, int d, FILE *f), (l, n, d, f))
+FORWARD(ssize_t, __getdelim, (char **l, size_t *n, int d, FILE *f), (l, n, d, f))
+FORWARD(ssize_t, readv, (int fd, const struct iovec *v, int n), (fd, v, n))
+FORWARD(ssize_t, writev, (int fd, const struct iovec *v, int n), (fd, v, n))
+FORWARD(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o))
+FORWARD(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o))
+FORWARD(ssize_t, preadv64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o))
+FORWARD(ssize_t, pwritev64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o))
+FORWARD(ssize_t, send, (int fd, const void *b, size_t n, int fl), (fd, b, n, fl))
+FORWARD(ssize_t, sendto, (int fd, const void *b, size_t n, int fl, const struct sockaddr *a, socklen_t l), (fd, b, n, fl, a, l))
+FORWARD(ssize_t, recv, (int fd, void *b, size_t n, int fl), (fd, b, n, fl))
+FORWARD(ssize_t, recvfrom, (int fd, void *b, size_t n, int fl, struct sockaddr *a, socklen_t *l), (fd, b, n, fl, a, l))
+FORWARD(ssize_t, __recv_chk, (int fd, void *b, size_t n, size_t bl, int fl), (fd, b, n, bl, fl))
+FORWARD(ssize_t, __recvfrom_chk, (int fd, void *b, size_t n, size_t bl, int fl, struct sockaddr *a, socklen_t *l), (fd, b, n, bl, fl, a, l))
+FORWARD(int, setvbuf, (FILE *f, char *b, int m, size_t n), (f, b, m, n))
+FORWARD(void, setbuf, (FILE *f, char *b), (f, b))
+FORWARD(void, setbuffer, (FILE *f, char *b, size_t n), (f, b, n))
+
+/* The scanf family: <stdio.h> renames the C names to glibc's __isoc99_
+ * ones, so both are forwarded by symbol name, each to its own. */
+#define FORWARD_SCAN(sym, vsym, vtype, params, fixed, last)                           \
+  HIDDEN int __wrap_##sym params;                      \
+  HIDDEN int __wrap_##sym params {                                             \
+    static void *f;                                                            \
+    void *g = __atomic_load_n(&f, __ATOMIC_ACQUIRE);                           \
+    if (!g) {                                                                  \
+      if (!(g = amber_wrap_resolve(#vsym, NULL))) amber_wrap_missing(#vsym);   \
+      __atomic_store_n(&f, g, __ATOMIC_RELEASE);                               \
+    }                                                                          \
+    va_list ap;                                                                \
+    va_start(ap, last);                                                        \
+    int r = ((vtype *)g) fixed;                                              \
+    va_end(ap);                                                                \
+    return r;                                                                  \
+  }
+#define FORWARD_VSCAN(sym, vtype, params, args)                                       \
+  HIDDEN int __wrap_##sym params;                      \
+  HIDDEN int __wrap_##sym params {                                             \
+    static void *f;                                                            \
+    void *g = __atomic_load_n(&f, __ATOMIC_ACQUIRE);                           \
+    if (!g) {                                                                  \
+      if (!(g = amber_wrap_resolve(#sym, NULL))) amber_wrap_missing(#sym);     \
+      __atomic_store_n(&f, g, __ATOMIC_RELEASE);                               \
+    }                                                                          \
+    return ((vtype *)g) args;                                                \
+  }
+typedef int vscan_str(const char *s, const char *fmt, va_list ap);
+typedef int vscan_file(FILE *f, const char *fmt, va_list ap);
+FORWARD_SCAN(sscanf, vsscanf, vscan_str, (const char *s, const char *fmt, ...), (s, fmt, ap), fmt)
+FORWARD_SCAN(fscanf, vfscanf, vscan_file, (FILE *s, const char *fmt, ...), (s, fmt, ap), fmt)
+FORWARD_SCAN(scanf, vfscanf, vscan_file, (const char *fmt, ...), (stdin, fmt, ap), fmt)
+FORWARD_VSCAN(vsscanf, vscan_str, (const char *s, const char *fmt, va_list ap), (s, fmt, ap))
+FORWARD_VSCAN(vfscanf, vscan_file, (FILE *s, const char *fmt, va_list ap), (s, fmt, ap))
+FORWARD_SCAN(__isoc99_sscanf, __isoc99_vsscanf, vscan_str, (const char *s, const char *fmt, ...), (s, fmt, ap), fmt)
+FORWARD_SCAN(__isoc99_fscanf, __isoc99_vfscanf, vscan_file, (FILE *s, const char *fmt, ...), (s, fmt, ap), fmt)
+FORWARD_SCAN(__isoc99_scanf, __isoc99_vfscanf, vscan_file, (const char *fmt, ...), (stdin, fmt, ap), fmt)
+FORWARD_VSCAN(__isoc99_vsscanf, vscan_str, (const char *s, const char *fmt, va_list ap), (s, fmt, ap))
+FORWARD_VSCAN(__isoc99_vfscanf, vscan_file, (FILE *s, const char *fmt, va_list ap), (s, fmt, ap))
+HIDDEN int __wrap_vscanf(const char *fmt, va_list ap);
+HIDDEN int __wrap_vscanf(const char *fmt, va_list ap) { return __wrap_vfscanf(stdin, fmt, ap); }
+HIDDEN int __wrap___isoc99_vscanf(const char *fmt, va_list ap);
+HIDDEN int __wrap___isoc99_vscanf(const char *fmt, va_list ap) { return __wrap___isoc99_vfscanf(stdin, fmt, ap); }
 
 FORWARD(int, vfprintf, (FILE *f, const char *fmt, va_list ap), (f, fmt, ap))
 FORWARD(int, vprintf, (const char *fmt, va_list ap), (fmt, ap))
