@@ -184,6 +184,8 @@ __attribute__((constructor)) static void register_opener(void) {
    * runs.  Every object is loaded and relocated by now, so the regions its
    * records name are found (amber_op_scan); replay reads only recorded
    * volatile inputs, never the program's state, so main need not run. */
+  const char *only = secure_getenv("AMBER_RECOVER_ONLY"); /* options load lazily: a glance, not the table */
+  if (!only || !strcmp(only, "0")) return;
   amber_options_load();
   if (!amber_opt.recover_only) return;
   amber_ensure_init();
