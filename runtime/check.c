@@ -139,13 +139,21 @@ int amber_check_path_report(const char *path, int quiet, struct amber_check_repo
   size_t objs = 0, used = 0;
   bad += amber_check_recovered(&h, &objs, &used);
   const struct amber_data_header *dh = amber_heap_dh(&h);
+  r->pending_txns = h.pending_txns;
+  r->pending_ckpts = h.pending_ckpts;
+  r->left_out = h.pending_left_out;
+  char pend[512];
+  amber_pending_words(pend, sizeof pend, h.path, r->pending_txns, r->pending_ckpts, r->left_out);
   if (bad) {
     amber_error("heap %s is damaged: %d problem%s (listed above); restore it from a copy. Until then, do not run programs on it: "
                 "what they write may be lost",
                 h.path, bad, bad == 1 ? "" : "s");
   } else if (!quiet) {
-    printf("%s: consistent (%s engine, %zu objects, %zu bytes in use of %llu", h.path, h.engine->name, objs, used,
-           (unsigned long long)h.hdr.data_size);
+    /* Invariant: "consistent" only when nothing committed was left out. */
+    if (r->left_out) printf("%s: incomplete: no damage found, but committed work is missing from what was checked: %s (", h.path, pend);
+    else if (r->pending_txns || r->pending_ckpts) printf("%s: consistent after recovery: %s (", h.path, pend);
+    else printf("%s: consistent (", h.path);
+    printf("%s engine, %zu objects, %zu bytes in use of %llu", h.engine->name, objs, used, (unsigned long long)h.hdr.data_size);
     if (dh->root_off) printf(", root at offset 0x%llx, %llu bytes)\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
     else printf(", no root)\n");
   }
@@ -166,5 +174,23 @@ int amber_check_path_report(const char *path, int quiet, struct amber_check_repo
   r->root_off = dh->root_off;
   r->root_size = dh->root_size;
   amber_heap_unmap(&h);
-  return r->status = bad ? 1 : 0;
+  return r->status = bad ? 1 : r->left_out ? 3 : 0;
+}
+
+void amber_pending_json(FILE *f, uint64_t txns, uint64_t ckpts, uint64_t left_out) {
+  fprintf(f, ", \"pending_txns\": %llu, \"pending_checkpoints\": %llu, \"pending_left_out\": %llu, \"complete\": %s",
+          (unsigned long long)txns, (unsigned long long)ckpts, (unsigned long long)left_out, left_out ? "false" : "true");
+}
+
+void amber_pending_words(char *buf, size_t n, const char *path, uint64_t txns, uint64_t ckpts, uint64_t left_out) {
+  if (left_out)
+    snprintf(buf, n,
+             "recovery has %llu committed transaction%s and %llu checkpoint cop%s to apply; %llu of those transactions are left "
+             "out here (operational records only the program that wrote them re-executes: amber recover %s --with PROGRAM)",
+             (unsigned long long)txns, txns == 1 ? "" : "s", (unsigned long long)ckpts, ckpts == 1 ? "y" : "ies",
+             (unsigned long long)left_out, path);
+  else if (txns || ckpts)
+    snprintf(buf, n, "recovery has %llu committed transaction%s and %llu checkpoint cop%s to apply (applied here on a private copy)",
+             (unsigned long long)txns, txns == 1 ? "" : "s", (unsigned long long)ckpts, ckpts == 1 ? "y" : "ies");
+  else snprintf(buf, n, "nothing for recovery to apply");
 }

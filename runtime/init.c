@@ -3,6 +3,7 @@
  * use: amber_root, the first region (tx/tx.c's opener), amber_usage. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,7 +188,25 @@ static void init(void) {
 
 /* libamber.so (and a static link that uses the process layer) registers the
  * opener before any program code runs. */
-__attribute__((constructor)) static void register_opener(void) { amber_tx_set_opener(amber_ensure_init); }
+__attribute__((constructor)) static void register_opener(void) {
+  amber_tx_set_opener(amber_ensure_init);
+  /* AMBER_RECOVER_ONLY=1 (what `amber recover HEAP --with PROGRAM` sets):
+   * this build recovers the heap (re-executing its own operational records,
+   * which only it can), closes it cleanly and ends before any program code
+   * runs.  Every object is loaded and relocated by now, so the regions its
+   * records name are found (amber_op_scan); replay reads only recorded
+   * volatile inputs, never the program's state, so main need not run. */
+  const char *only = secure_getenv("AMBER_RECOVER_ONLY"); /* options load lazily: a glance, not the table */
+  if (!only || !strcmp(only, "0")) return;
+  amber_options_load();
+  if (!amber_opt.recover_only) return;
+  amber_ensure_init();
+  uint64_t n = amber_the_heap.pending_txns;
+  if (amber_close() != 0) amber_fatal("heap %s: recovered, but the close left it dirty (see above)", amber_the_heap.path);
+  fprintf(stderr, "amber: heap %s: recovered by this build (%llu committed transactions applied) and closed cleanly\n",
+          amber_the_heap.path, (unsigned long long)n);
+  _exit(0);
+}
 
 void amber_ensure_init(void) {
   if (__builtin_expect(amber_tx_is_ready(), 1) || amber_tx_opening) return;

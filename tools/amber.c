@@ -3,7 +3,7 @@
  *   amber create HEAP [--size N] [--base ADDR] [--engine NAME]
  *   amber info HEAP [--json]
  *   amber check HEAP [--json]     exit 0 consistent, 1 damaged, 2 unusable
- *   amber recover HEAP
+ *   amber recover HEAP [--with PROGRAM]
  *   amber stats HEAP|FILE.json [--json]   (tools/amber_stats.c)
  *   amber ordo [--matrix] [--json] [--png FILE]   (tools/amber_ordo.c)
  *   amber ordo HEAP [--json]                       (tools/amber_ordo_heap.c)
@@ -13,9 +13,12 @@
  *
  * Every command but create and recover opens the heap read-only: the file
  * is never written (recovery, when pending, runs on a private copy). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tx/alloc.h"
 #include "check.h"
@@ -39,7 +42,7 @@ static const char synopsis[] =
     "  amber create HEAP [--size N] [--base ADDR] [--engine NAME]\n"
     "  amber info HEAP [--json]\n"
     "  amber check HEAP [--json]\n"
-    "  amber recover HEAP\n"
+    "  amber recover HEAP [--with PROGRAM]\n"
     "  amber stats HEAP [--json]\n"
     "  amber stats FILE.json [--json]\n"
     "  amber ordo [--matrix] [--json] [--png FILE]\n"
@@ -96,9 +99,13 @@ static void help(FILE *f) {
           "      (recovery runs on a private copy). Every problem is listed on stderr;\n"
           "      --json prints the verdict as one JSON object on stdout (also when the\n"
           "      heap is refused). The exit status is the verdict (EXIT STATUS).\n"
-          "  recover HEAP\n"
+          "  recover HEAP [--with PROGRAM]\n"
           "      Bring a heap left by a crash to a consistent state without running\n"
-          "      the program (idempotent; programs also recover when they open it).\n"
+          "      the program (idempotent; programs also recover when they open it),\n"
+          "      applying every committed transaction. Operational records\n"
+          "      (AMBER_OLOG=ops) can be re-executed only by the build of the program\n"
+          "      that wrote them: --with PROGRAM runs that build with\n"
+          "      AMBER_RECOVER_ONLY=1 (it recovers the heap and exits before its main).\n"
           "  stats HEAP [--json]\n"
           "      What the heap holds, for an operator: file, data area and engine area\n"
           "      sizes, used and free space (pages, largest free run, free slab slots),\n"
@@ -143,7 +150,8 @@ static void help(FILE *f) {
           "  option is listed by 'amber help-options' and described in docs/options.md.\n"
           "\n"
           "EXIT STATUS\n"
-          "  0  success; for check: the heap is consistent.\n"
+          "  0  success; for check: the heap is consistent (with what recovery has still\n"
+          "     to apply, applied on a private copy).\n"
           "  1  check: the heap is damaged (every problem is listed on stderr);\n"
           "     info, stats: the heap's allocator metadata is damaged (run check);\n"
           "     recover: the recovered heap failed validation.\n"
@@ -152,6 +160,14 @@ static void help(FILE *f) {
           "     by another process, ...); any command: a usage error or a failure (the\n"
           "     heap cannot be created, opened or locked; stats: the file is neither a\n"
           "     heap nor a statistics file; ordo cannot measure).\n"
+          "  3  check, info, stats: incomplete: recovery has committed transactions\n"
+          "     to apply that this tool cannot (operational records, AMBER_OLOG=ops:\n"
+          "     only the build that wrote them re-executes them), so what was shown or\n"
+          "     checked leaves them out; no damage was found. The summary and --json\n"
+          "     (pending_txns, pending_left_out) say how many. amber recover HEAP\n"
+          "     --with PROGRAM applies them.\n"
+          "  Every view counts what recovery has still to apply (pending_txns,\n"
+          "  pending_checkpoints in --json).\n"
           "\n"
           "EXAMPLES\n"
           "  amber create /dev/shm/app.heap --size 1G\n"
@@ -282,6 +298,7 @@ static int cmd_info(int argc, char **argv) {
     printf(", \"offset\": %llu, \"floor\": %llu, \"seq\": %llu, \"how\": \"%s\", \"provisional\": %s}",
            (unsigned long long)o->offset, (unsigned long long)o->floor, (unsigned long long)o->seq,
            amber_ordo_record_how_name(o->how.how), o->how.flags & AMBER_ORDO_PROVISIONAL ? "true" : "false");
+    amber_pending_json(stdout, v.pending_txns, v.pending_ckpts, v.left_out);
     /* The same keys as the statistics' (runtime/stats.c). */
     printf(", \"pm\": \"%s\", \"pm_auto\": %s, \"medium\": \"%s\", \"medium_fs\": ", amber_pm_mode_names[du.mode],
            du.is_auto ? "true" : "false", amber_pm_medium_name[du.m.kind]);
@@ -303,8 +320,13 @@ static int cmd_info(int argc, char **argv) {
     else printf("root         none\n");
     printf("threads      no thread table in layout version %u; per-thread log areas: none the %s engine exposes\n", hd->version,
            h.engine->name);
+    char pend[512];
+    amber_pending_words(pend, sizeof pend, h.path, v.pending_txns, v.pending_ckpts, v.left_out);
     printf("state        %s (opened %llu time%s)%s\n", state, (unsigned long long)v.opens, v.opens == 1 ? "" : "s",
-           v.pending ? "; recovery is pending: usage shown as recovery will leave it" : "");
+           v.left_out  ? "; recovery is pending: usage shown without the transactions left out below"
+           : v.pending ? "; recovery is pending: usage shown as recovery will leave it"
+                       : "");
+    if (v.pending_txns || v.pending_ckpts || v.left_out) printf("recovery     %s\n", pend);
     if (o == &none) printf("ordo         no record yet (written when a program opens the heap)\n");
     else
       printf("ordo         %s clock, boundary %llu cycles measured on %u CPUs at %llu kHz (%s); offset %llu, floor %llu, write %llu\n"
@@ -316,7 +338,7 @@ static int cmd_info(int argc, char **argv) {
     printf("durability   %s\n", du.line);
   }
   amber_heap_unmap(&h);
-  return bad ? 1 : 0;
+  return bad ? 1 : v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
 }
 
 static int cmd_check(int argc, char **argv) {
@@ -326,7 +348,7 @@ static int cmd_check(int argc, char **argv) {
   struct amber_check_report r;
   int rc = amber_check_path_report(path, json, &r);
   if (json) {
-    static const char *const verdict[] = {"consistent", "damaged", "unusable"};
+    static const char *const verdict[] = {"consistent", "damaged", "unusable", "incomplete"};
     printf("{\"path\": ");
     amber_stats_json_str(stdout, path);
     printf(", \"status\": %d, \"result\": \"%s\", \"problems\": %d", rc, verdict[rc], r.problems);
@@ -336,19 +358,60 @@ static int cmd_check(int argc, char **argv) {
              "\"data_bytes\": %llu, \"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu",
              r.engine, r.clean ? "clean" : "dirty", r.pending ? "true" : "false", r.objects, r.bytes, (unsigned long long)r.data_size,
              r.root_off ? 1 : 0, (unsigned long long)r.root_off, (unsigned long long)r.root_size);
+    if (r.engine) amber_pending_json(stdout, r.pending_txns, r.pending_ckpts, r.left_out);
     printf("}\n");
   }
   return rc;
 }
 
+/* amber recover HEAP --with PROGRAM: PROGRAM (the build that wrote the
+ * heap's operational records) recovers it with AMBER_RECOVER_ONLY=1 and
+ * ends before its main; its exit status is returned. */
+static int recover_with(const char *heap, const char *program) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return amber_error("recover: cannot start %s: %s", program, strerror(errno)), 2;
+  if (pid == 0) {
+    setenv("AMBER_HEAP", heap, 1);
+    setenv("AMBER_RECOVER_ONLY", "1", 1);
+    execl(program, program, (char *)NULL);
+    amber_error("recover --with %s: cannot run it: %s; name the program (built with amber-cc) that wrote the heap's "
+                "operational records",
+                program, strerror(errno));
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return amber_error("recover: waiting for %s: %s", program, strerror(errno)), 2;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127) return 2;
+  amber_error("recover --with %s: it did not recover heap %s (%s %d; its messages are above); the heap is as it was before "
+              "the failed step (recovery is idempotent and survives a crash in itself)",
+              program, heap, WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+  return 2;
+}
+
 static int cmd_recover(int argc, char **argv) {
-  if (argc < 1) {
+  const char *path = NULL, *with = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--with") && i + 1 < argc) with = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1])
+      return amber_error("recover: unknown option '%s'; use amber recover HEAP [--with PROGRAM]", argv[i]), 2;
+    else if (path) return amber_error("recover: one heap at a time ('%s' and '%s')", path, argv[i]), 2;
+    else path = argv[i];
+  }
+  if (!path) {
     usage(stderr);
     return 2;
   }
+  if (with) {
+    if (access(path, F_OK) != 0) return amber_error("recover: heap %s: %s", path, strerror(errno)), 2;
+    int rc = recover_with(path, with);
+    if (rc) return rc;
+  }
   struct amber_heap h;
   /* Recovery writes the heap: this user's own, unless AMBER_HEAP_SHARED=1. */
-  if (amber_engine_heap_open(argv[0], AMBER_OPEN_WRITE | AMBER_OPEN_LOCK | (amber_opt.heap_shared ? 0 : AMBER_OPEN_OWNED), &h))
+  if (amber_engine_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_LOCK | (amber_opt.heap_shared ? 0 : AMBER_OPEN_OWNED), &h))
     return 2;
   h.engine->recover(&h);
   /* What recovery left is what the next program will use. */
@@ -356,7 +419,8 @@ static int cmd_recover(int argc, char **argv) {
     amber_heap_unmap(&h);
     return 1;
   }
-  printf("%s: recovered\n", h.path);
+  if (with) printf("%s: recovered by %s\n", h.path, with);
+  else printf("%s: recovered (%llu committed transactions applied)\n", h.path, (unsigned long long)h.pending_txns);
   amber_heap_unmap(&h);
   return 0;
 }

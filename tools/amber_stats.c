@@ -59,6 +59,7 @@ static int stats_heap(const char *path, int json) {
            (unsigned long long)v.engine_state);
     if (tagged) printf("\"%s\"", tag);
     else printf("null");
+    amber_pending_json(stdout, v.pending_txns, v.pending_ckpts, v.left_out);
     printf(", \"file_bytes\": %llu, \"metadata_bytes\": %llu, \"data_bytes\": %llu, \"engine_area_offset\": %llu, "
            "\"engine_area_bytes\": %llu, \"page_bytes\": %u, \"pages\": %llu, \"metadata_pages\": %llu, \"allocatable_pages\": %llu, "
            "\"used_objects\": %llu, \"used_bytes\": %llu, \"slab_pages\": %llu, \"large_pages\": %llu, \"free_pages\": %llu, "
@@ -85,14 +86,18 @@ static int stats_heap(const char *path, int json) {
              (unsigned long long)(c.cls[i].pages * c.cls[i].slots), (unsigned long long)(c.cls[i].objects * c.cls[i].size));
     printf("]}\n");
     amber_heap_unmap(&h);
-    return 0;
+    return v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
   }
   printf("heap           %s\n", h.path);
   printf("engine         %s (layout version %u)\n", h.engine->name, hd->version);
   printf("state          %s (opened %llu time%s)%s\n", state, (unsigned long long)v.opens, v.opens == 1 ? "" : "s",
-         v.pending ? "; recovery is pending: the figures below are what it will leave (computed on a private copy)"
-         : v.clean ? ""
-                   : "; no recovery is needed");
+         v.left_out ? "; recovery is pending: the figures below leave out the transactions named on the next line"
+         : v.pending ? "; recovery is pending: the figures below are what it will leave (computed on a private copy)"
+         : v.clean   ? ""
+                     : "; no recovery is needed");
+  char pend[512];
+  amber_pending_words(pend, sizeof pend, h.path, v.pending_txns, v.pending_ckpts, v.left_out);
+  if (v.pending_txns || v.pending_ckpts || v.left_out) printf("recovery       %s\n", pend);
   printf("file           %llu bytes: %llu metadata, %llu data area, %llu engine area\n", (unsigned long long)hd->file_size,
          (unsigned long long)hd->data_offset, (unsigned long long)hd->data_size, (unsigned long long)hd->engine_size);
   printf("data area      %llu pages of %u bytes: %llu allocator metadata (data header, page table), %llu allocatable\n",
@@ -135,7 +140,7 @@ static int stats_heap(const char *path, int json) {
            (unsigned long long)c.large_pages, (unsigned long long)c.large_objects, "-",
            (unsigned long long)(c.large_pages * AMBER_PAGE), (unsigned long long)c.large_requested);
   amber_heap_unmap(&h);
-  return 0;
+  return v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
 }
 
 /* ---- a statistics file (JSON) ---- */

@@ -15,6 +15,9 @@ int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v
   v->opens = h->status->opens;
   v->engine_state = h->status->engine_state;
   v->pending = amber_check_recover_private(h, v->engine_state);
+  v->pending_txns = h->pending_txns;
+  v->pending_ckpts = h->pending_ckpts;
+  v->left_out = h->pending_left_out;
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "heap/heap.h"
 
 /* The usage synopsis on stderr (the caller exits 2). */
@@ -17,6 +18,11 @@ struct amber_view {
   int pending;           /* recovery was pending; it ran on the private copy */
   uint64_t opens;        /* times a program opened the heap */
   uint64_t engine_state; /* the file's engine state word, before recovery */
+  /* What recovery had still to apply: committed transactions whose records
+   * are not in the data area yet, checkpoint copies not written back; and
+   * how many of those transactions the view leaves out (records only the
+   * program that wrote them can apply): then the view is incomplete. */
+  uint64_t pending_txns, pending_ckpts, left_out;
 };
 
 /* Opens `path` with the heap's lock and copy-on-write mappings of the

@@ -10,7 +10,7 @@
 #include "options.h"
 
 static void vprint(const char *prefix, const char *fmt, va_list ap) {
-  char buf[1024];
+  char buf[4096]; /* a message may name three paths (a heap and two programs) */
   int n = snprintf(buf, sizeof buf, "amber: %s", prefix);
   if (n < 0) n = 0;
   int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);

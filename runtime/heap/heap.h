@@ -37,6 +37,12 @@ struct amber_heap {
   /* Set by an engine's recover when the heap needed recovery (for an engine
    * whose status-page state word does not tell: the tool's "pending"). */
   int recovery_work;
+  /* Set by an engine's recover: what it found still to apply (committed
+   * transactions whose records are not yet in the data area, checkpoint
+   * copies not yet written back), and of those transactions how many it
+   * left out (records only the program that wrote them can apply: the
+   * tool's views then show a state without them). */
+  uint64_t pending_txns, pending_ckpts, pending_left_out;
 };
 
 struct amber_create_args {

@@ -17,7 +17,7 @@
 
 /* ---- capture ---- */
 
-/* AMBER_OLOG=ops, set by amber_op_scan (an engine that keeps operational
+/* AMBER_OLOG=ops (opt-in), set by amber_op_scan (an engine that keeps operational
  * records calls it at open; without it no descriptor has AMBER_HINT_OPS). */
 static int capture;
 
@@ -175,7 +175,7 @@ void amber_op_scan(void) {
   if (!scanned) {
     if (!strcmp(amber_opt.olog, "ops")) capture = 1;
     else if (strcmp(amber_opt.olog, "values") != 0)
-      amber_fatal("AMBER_OLOG=%s is not a record kind; use ops (the default) or values", amber_opt.olog);
+      amber_fatal("AMBER_OLOG=%s is not a record kind; use values (the default) or ops", amber_opt.olog);
     ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
     program[n > 0 ? n : 0] = 0;
     dl_iterate_phdr(scan_object, NULL);

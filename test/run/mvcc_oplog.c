@@ -1,4 +1,5 @@
-// mvcc operational records (issue [6/7] parts 1, 2 and 5): a commit logs
+// mvcc operational records (issue [6/7] parts 1, 2 and 5; opt-in since issue
+// 18 [2/7] part 3: AMBER_OLOG=ops, values being the default): a commit logs
 // the region's op id, its closure and the inputs it took from outside the
 // heap; recovery re-executes the region.  A forced schedule keeps the
 // versions out of the master (a second thread holds a snapshot), and the
@@ -9,14 +10,14 @@
 //   - a different build (-DOTHER: other regions, other op ids) refuses the
 //     heap with an error naming the op id and the program that wrote it,
 //     and leaves the file unchanged;
-//   - AMBER_OLOG=values writes no operational record, and recovers too;
-//     another value is an error.
+//   - AMBER_OLOG=values (and the default) writes no operational record, and
+//     recovers too; another value is an error.
 // RUN: %amber_cc -O2 %s -o %t -pthread
 // RUN: %amber_cc -O2 -DOTHER %s -o %t.other -pthread
 // RUN: rm -f %t.heap
-// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.json %run %t add 4 > %t.out
+// RUN: env AMBER_ENGINE=mvcc AMBER_OLOG=ops AMBER_STATS_FILE=%t.json %run %t add 4 > %t.out
 // RUN: FileCheck %s --check-prefix=OPS < %t.json
-// RUN: not --crash %rerun %t kill 6 > %t.out
+// RUN: not --crash env AMBER_OLOG=ops %rerun %t kill 6 > %t.out
 // RUN: cp %t.heap %t.copy
 // RUN: not %rerun %t.other show 2>&1 | FileCheck %s --check-prefix=OTHER
 // RUN: cmp %t.heap %t.copy
@@ -30,6 +31,8 @@
 // RUN: %amber check %t.heap
 // RUN: rm -f %t.heap
 // RUN: env AMBER_ENGINE=mvcc AMBER_OLOG=values AMBER_STATS_FILE=%t.json %run %t add 4 > %t.out
+// RUN: FileCheck %s --check-prefix=VALUES < %t.json
+// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.json %run %t add 4 > %t.out
 // RUN: FileCheck %s --check-prefix=VALUES < %t.json
 // RUN: not --crash env AMBER_OLOG=values %rerun %t kill 6 > %t.out
 // RUN: %rerun %t show | FileCheck %s --check-prefix=SHOW
@@ -113,7 +116,7 @@ int main(int argc, char **argv) {
   return 0;
 }
 // OPS: "olog_op_records": {{[4-9]}}
-// OTHER: amber: error: heap {{.*}}: OLog ring {{[0-9]+}} record {{[0-9]+}} is an operation of region op id 0x{{[0-9a-f]+}} (no region of this program has that op id) written by {{.*}}mvcc_oplog.c.tmp, a different build from this program ({{.*}}mvcc_oplog.c.tmp.other)
+// OTHER: amber: error: heap {{.*}}: 6 committed transactions after the last checkpoint are operational records (AMBER_OLOG=ops), which only the build that wrote them can re-execute: written by {{.*}}mvcc_oplog.c.tmp (build 0x{{[0-9a-f]+}}) (first: OLog ring {{[0-9]+}} record {{[0-9]+}}, region op id 0x{{[0-9a-f]+}}, no region of this program has that op id); this program, {{.*}}mvcc_oplog.c.tmp.other (build 0x{{[0-9a-f]+}}), is a different program or build. Nothing was changed.
 // SHOW: n 10
 // SHOW-NEXT: node {{0x[0-9a-f]+}} key-10 1042
 // SHOW: node {{0x[0-9a-f]+}} key-5 1007
@@ -121,4 +124,4 @@ int main(int argc, char **argv) {
 // SHOW-NOT: node
 // REPLAY6: "replayed_txns": 6
 // VALUES: "olog_op_records": 0
-// BADOLOG: amber: error: AMBER_OLOG=bogus is not a record kind; use ops (the default) or values
+// BADOLOG: amber: error: AMBER_OLOG=bogus is not a record kind; use values (the default) or ops

@@ -25,7 +25,7 @@
 // RUN: %amber_cc -O2 %s -o %t -pthread
 //
 // RUN: rm -f %t.heap
-// RUN: not --crash env AMBER_ENGINE=mvcc %run %t run 3 0 20000 > %t.out
+// RUN: not --crash env AMBER_ENGINE=mvcc AMBER_OLOG=ops %run %t run 3 0 20000 > %t.out
 // RUN: FileCheck %s --check-prefix=KILLED < %t.out
 // RUN: %rerun %t show | FileCheck %s --check-prefix=SHOW
 // RUN: %rerun %t show | FileCheck %s --check-prefix=SHOW

@@ -59,6 +59,12 @@ static size_t first_after_c(const struct mv_logs *L) {
   return k;
 }
 
+/* The writer's name and build for messages: "PATH (build 0x...)". */
+static void writer_name(const struct mv_writer *w, char *who, size_t whosz) {
+  if (!w) snprintf(who, whosz, "an unknown program");
+  else snprintf(who, whosz, "%.*s (build 0x%016llx)", (int)w->len, w->path, (unsigned long long)w->identity);
+}
+
 /* The ORDO boundary the records' writer used (into *bound), and a check that
  * the running program is that writer's build and has every region the
  * records name.  `who` gets the writer's name for messages.  -1 after an
@@ -74,18 +80,35 @@ static int writer_check(const struct mv_logs *L, size_t from, uint64_t *bound, c
       return amber_error("heap %s: OLog ring %u holds operational records but no valid note of the program that wrote them; the "
                          "file is damaged: restore it from a copy",
                          mv.heap->path, L->rec[k].ring);
-    snprintf(who, whosz, "%.*s", (int)w->len, w->path);
+    writer_name(w, who, whosz);
     uint64_t op_id;
     memcpy(&op_id, (const char *)r + sizeof *r, sizeof op_id);
     const struct __amber_region_desc *d = amber_op_find(op_id);
-    if (w->identity != amber_op_identity() || !d)
-      return amber_error("heap %s: OLog ring %u record %llu is an operation of region op id 0x%016llx (%s%s) written by %s, %s "
-                         "(%s); re-executing it here could change what it wrote. Recover the heap by running the program that "
-                         "wrote it once (the same build); nothing was changed",
-                         mv.heap->path, L->rec[k].ring, (unsigned long long)r->seq, (unsigned long long)op_id,
-                         d ? "here region " : "no region of this program has that op id", d ? d->name : "", who,
-                         w->identity != amber_op_identity() ? "a different build from this program" : "and unknown to this program",
-                         amber_op_program()[0] ? amber_op_program() : "?");
+    if (w->identity != amber_op_identity() || !d) {
+      size_t n = 0;
+      for (size_t j = from; j < L->nrec; j++) n += L->rec[j].r->kind == MV_REC_OP;
+      const char *me = amber_op_program()[0] ? amber_op_program() : "?";
+      int same_path = w->len == strlen(me) && !memcmp(w->path, me, w->len);
+      char here[256];
+      if (d) snprintf(here, sizeof here, "here region %s (%s:%u)", d->name ? d->name : "?", d->file ? d->file : "?", d->line);
+      else snprintf(here, sizeof here, "no region of this program has that op id");
+      /* One message: who wrote the records, who this is, what to do. */
+      return amber_error(
+          "heap %s: %zu committed transaction%s after the last checkpoint %s operational records (AMBER_OLOG=ops), which only "
+          "the build that wrote them can re-execute: written by %s (first: OLog ring %u record %llu, region op id 0x%016llx, %s); "
+          "this program, %s (build 0x%016llx), is %s. Nothing was changed. Recover the heap with the writer's build first: "
+          "amber recover %s --with OLD, OLD being that build%s; then run this one. Value records (the default, AMBER_OLOG "
+          "unset) recover in any build",
+          mv.heap->path, n, n == 1 ? "" : "s", n == 1 ? "is" : "are", who, L->rec[k].ring, (unsigned long long)r->seq,
+          (unsigned long long)op_id, here, me, (unsigned long long)amber_op_identity(),
+          w->identity == amber_op_identity() ? "the same build but lacks that region"
+          : same_path                         ? "a different build at the same path (rebuilt since)"
+                                              : "a different program or build",
+          mv.heap->path,
+          same_path && w->identity != amber_op_identity() ? " (a copy kept from before the rebuild, or the same source built again "
+                                                            "without the change)"
+                                                          : "");
+    }
     if (w->boundary > b) b = w->boundary;
   }
   *bound = b;
@@ -101,7 +124,7 @@ static uint64_t writer_boundary(const struct mv_logs *L, size_t from, char *who,
 int mv_recover_precheck(void) {
   struct mv_logs L;
   mv_logs_scan(&L, 0, 0);
-  char who[512];
+  char who[600];
   uint64_t b;
   int rc = writer_check(&L, first_after_c(&L), &b, who, sizeof who);
   mv_logs_free(&L);
@@ -129,7 +152,7 @@ uint64_t mv_redo(mv_apply_fn *apply, void *ctx, uint64_t *maxcts) {
   size_t from = first_after_c(&L);
   uint64_t n = 0;
   if (from < L.nrec) {
-    char who[512];
+    char who[600];
     struct mv_rp *R = mv_rp_new(base_at_c, &L, writer_boundary(&L, from, who, sizeof who));
     struct applier a = {apply, ctx};
     for (size_t k = from; k < L.nrec; k++) {
@@ -202,8 +225,9 @@ static void checkpoint_chunk(struct mv_logs *L, struct mv_rp *R, uint64_t c) {
 
 /* Operational records re-run the program's regions, which need the heap at
  * its base address: the amber tool cannot.  `amber recover` refuses (before
- * writing anything); check, info and stats (on a private copy) leave the
- * records out and say so. */
+ * writing anything); check, info and stats (on a private copy) leave out
+ * every record from c on (they are applied in commit-ts order) and say so
+ * (h->pending_left_out). */
 static int ops_elsewhere(const struct mv_logs *L, size_t from) {
   if (mv.heap->window) return 0;
   size_t ops = 0;
@@ -211,16 +235,18 @@ static int ops_elsewhere(const struct mv_logs *L, size_t from) {
   for (size_t k = from; k < L->nrec; k++)
     if (L->rec[k].r->kind == MV_REC_OP) ring = L->rec[k].ring, ops++;
   if (!ops) return 0;
-  const struct mv_writer *w = mv_writer_read(ring);
-  char who[512];
-  snprintf(who, sizeof who, "%.*s", w ? (int)w->len : 20, w ? w->path : "an unknown program");
+  char who[600];
+  writer_name(mv_writer_read(ring), who, sizeof who);
+  size_t all = L->nrec - from;
   if (mv.heap->writable)
-    amber_fatal("heap %s: %zu committed transactions are in operational records, which only the program that wrote them can "
-                "re-execute: run %s once (it recovers the heap before main); nothing was changed",
-                mv.heap->path, ops, who);
-  amber_warn("heap %s: %zu committed transactions are in operational records, which only %s can re-execute (run it once to "
-             "recover the heap); what follows leaves out every transaction from the checkpoint boundary on",
-             mv.heap->path, ops, who);
+    amber_fatal("heap %s: %zu of the %zu committed transactions to recover are operational records (AMBER_OLOG=ops) written by "
+                "%s, and the amber tool cannot re-execute a program's regions; nothing was changed. Recover it with that "
+                "build: amber recover %s --with PROGRAM (the same build; a rebuilt program is refused)",
+                mv.heap->path, ops, all, who, mv.heap->path);
+  amber_warn("heap %s: %zu of the %zu committed transactions to recover are operational records (AMBER_OLOG=ops) that only "
+             "%s can re-execute (amber recover %s --with PROGRAM); what follows leaves out all %zu",
+             mv.heap->path, ops, all, who, mv.heap->path, all);
+  mv.heap->pending_left_out = all;
   return 1;
 }
 
@@ -235,6 +261,10 @@ uint64_t mv_recover_logs(void) {
                 mv.heap->path, L.damaged);
   size_t from = first_after_c(&L);
   if (from < L.nrec || L.nck) mv.heap->recovery_work = 1;
+  mv.heap->pending_txns = L.nrec - from;
+  mv.heap->pending_left_out = 0;
+  mv.heap->pending_ckpts = 0;
+  for (size_t k = 0; k < L.nck; k++) mv.heap->pending_ckpts += entry_is_state_at_c(&L, k);
   int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
   clog_to_master(&L);
   if (elsewhere) { /* the records stay for the program */
@@ -243,7 +273,7 @@ uint64_t mv_recover_logs(void) {
   }
   uint64_t replayed = L.nrec - from;
   if (from < L.nrec) {
-    char who[512];
+    char who[600];
     uint64_t b = writer_boundary(&L, from, who, sizeof who);
     struct mv_rp *R = mv_rp_new(base_at_c, &L, b);
     /* lmin[k]: the smallest local-ts of the records from k on. */
