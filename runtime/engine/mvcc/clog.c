@@ -138,11 +138,14 @@ static const char *put_at(struct mv_ckpt *e, uint64_t i, uint64_t blk, uint64_t 
   memcpy(e + 1, data, mv.block);
   e->crc = ckpt_crc(e);
   amber_pm_wrote(e, mv.clog_entry);
-  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
   return (const char *)(e + 1);
 }
 
-const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data) { return put_at(entry(i), i, blk, cts, data); }
+const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data) {
+  const char *d = put_at(entry(i), i, blk, cts, data);
+  amber_pm_flush(entry(i), mv.clog_entry, AMBER_PM_CKPT);
+  return d;
+}
 
 uint64_t mv_ckpt_file_off(uint64_t i) { return mv.heap->hdr.engine_offset + (uint64_t)((char *)entry(i) - mv.area); }
 
@@ -206,6 +209,7 @@ static int spill_link(struct mv_ckpt *e) {
   struct spill_link l = {off, k};
   memcpy(blk, &l, sizeof l);
   put_at(e, head, MV_CKPT_LINK, 0, blk);
+  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
   head++;
   n_segments++;
   return 1;
@@ -472,6 +476,7 @@ int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data) {
   struct mv_ckpt *e = undo_slot();
   if (!e) return 0;
   put_at(e, head, blk, cts, data);
+  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
   head++;
   n_spilled += nsegs > 0;
   return 1;
