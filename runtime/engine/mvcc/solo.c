@@ -25,7 +25,13 @@
  * transaction never happened.  After it: the master holds the commit and c
  * is past it; a master timestamp still 0 only makes a later entry of the
  * block count as newer than the master, which it is.
- * It writes no OLog record: nothing after c needs one. */
+ * It writes no OLog record: nothing after c needs one.
+ *
+ * A transaction too large for its logs runs the same way (txn.c,
+ * "outgrown"); when the CLog ring fills, the undo entries go on through a
+ * link entry into spill segments of free heap pages (clog.c), fenced like
+ * the ring's, so the argument above is unchanged (docs/engines/mvcc.md,
+ * "Large transactions"). */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
