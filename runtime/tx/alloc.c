@@ -506,10 +506,23 @@ static void record(struct amber_thread *t, int kind, uint64_t page, uint64_t n) 
   r->npages = n;
 }
 
+/* What the running transaction of this thread allocated so far, for the
+ * message that says how large a transaction the heap could not hold. */
+static __thread uint64_t tx_objects, tx_bytes;
+
 static char *out_of_space(size_t n) {
-  amber_fatal("persistent heap %s is full: cannot allocate %zu bytes; recreate it with a larger AMBER_HEAP_SIZE (now %llu bytes)",
-              heap->path, n, (unsigned long long)heap->hdr.data_size);
+  amber_fatal("persistent heap %s is full: cannot allocate %zu bytes after the running transaction allocated %llu bytes in %llu "
+              "objects; recreate it with a larger AMBER_HEAP_SIZE (now %llu bytes of data area)",
+              heap->path, n, (unsigned long long)tx_bytes, (unsigned long long)tx_objects,
+              (unsigned long long)heap->hdr.data_size);
 }
+
+uint64_t amber_alloc_claim(uint64_t k) {
+  uint64_t p = k && k <= npages ? take_pages(k) : 0;
+  return p ? p * AMBER_PAGE : 0;
+}
+
+void amber_alloc_unclaim(uint64_t off, uint64_t k) { release_pages(off / AMBER_PAGE, k); }
 
 /* A large object of n bytes on the k pages from p: its page descriptor. */
 static char *put_large(struct amber_thread *t, uint64_t p, uint64_t k, size_t n) {
@@ -553,6 +566,8 @@ static __thread uint32_t tx_slab[NCLS];
 static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {
   *fresh = 1;
   if (n == 0) n = 1;
+  tx_objects++;
+  tx_bytes += n;
   if (n > AMBER_SLAB_MAX) {
     uint64_t k = (n + AMBER_PAGE - 1) / AMBER_PAGE;
     if (k > npages) return out_of_space(n);
@@ -725,6 +740,7 @@ void amber_alloc_commit(struct amber_thread *t) {
   }
   t->nalloc_rec = 0;
   memset(tx_slab, 0, sizeof tx_slab);
+  tx_objects = tx_bytes = 0;
 }
 
 void amber_alloc_abort(struct amber_thread *t) {
@@ -738,4 +754,5 @@ void amber_alloc_abort(struct amber_thread *t) {
   }
   t->nalloc_rec = 0;
   memset(tx_slab, 0, sizeof tx_slab);
+  tx_objects = tx_bytes = 0;
 }

@@ -69,6 +69,13 @@ void amber_alloc_open(struct amber_heap *h);
 /* The page table's geometry only (no indexes): for recovery's replay of
  * allocations (amber_palloc of a replaying transaction). */
 void amber_alloc_attach(struct amber_heap *h);
+/* k contiguous free pages claimed outside any transaction: no transaction
+ * allocates them until amber_alloc_unclaim, and the page table still says
+ * they are free (a crash frees them).  Returns their data-area offset, 0
+ * when no such run is free.  For an engine's scratch logs (mvcc's undo
+ * spill: docs/engines/mvcc.md, "Large transactions"). */
+uint64_t amber_alloc_claim(uint64_t k);
+void amber_alloc_unclaim(uint64_t off, uint64_t k);
 /* Frees the volatile indexes (tests that open several heaps in turn). */
 void amber_alloc_close(void);
 

@@ -214,6 +214,7 @@ static void mv_open(struct amber_heap *h) {
   mv.check = amber_opt.mvcc_assert;
   mv.solo = 0;
   mv.solo_txns = 0;
+  mv.large_txns = 0;
   mv.solo_waiters = 0;
   amber_op_scan(); /* before any region runs: which ones may capture */
   mv_shadow_open();
@@ -323,6 +324,8 @@ static void mv_stats(FILE *f, int json) {
   double per_upd = upd ? (double)olog / (double)upd : 0.0;
   uint64_t rounds, entries, drained, live, olive = 0;
   mv_clog_stats(&rounds, &entries, &drained, &live);
+  uint64_t spilled, segments;
+  mv_clog_spill_stats(&spilled, &segments);
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) olive += o->ohead - o->otail;
   if (json) {
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
@@ -335,6 +338,8 @@ static void mv_stats(FILE *f, int json) {
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
             (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops, mv.recovery_seconds,
             (unsigned long long)mv.solo_txns);
+    fprintf(f, ", \"large_txns\": %llu, \"undo_spilled_entries\": %llu, \"undo_spill_segments\": %llu",
+            (unsigned long long)mv.large_txns, (unsigned long long)spilled, (unsigned long long)segments);
     fprintf(f, ", \"ordinary_conflicts\": %llu, \"ordinary_words_written\": %llu, \"ordinary_quiesce_waits\": %llu",
             (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
     return;
@@ -351,6 +356,9 @@ static void mv_stats(FILE *f, int json) {
              "threads %llu; irrevocable transactions %llu\n",
           (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,
           (unsigned long long)threads, (unsigned long long)mv.solo_txns);
+  fprintf(f, "  large transactions %llu restarted alone (a log too small for them); undo entries spilled to the heap %llu in %llu "
+             "segments\n",
+          (unsigned long long)mv.large_txns, (unsigned long long)spilled, (unsigned long long)segments);
   fprintf(f, "  ordinary memory    restarts over it %llu; lock words released at commit %llu; transactions waited for (privatization) %llu\n",
           (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
 }

@@ -33,6 +33,7 @@
 #include "base/diag.h"
 #include "heap/heap.h"
 #include "pm/pm.h"
+#include "tx/alloc.h"
 #include "mvcc.h"
 
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -129,8 +130,7 @@ void mv_clog_write(uint64_t c, uint64_t t, uint64_t hd) {
   __atomic_store_n(&mv.c, c, __ATOMIC_RELEASE);
 }
 
-const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data) {
-  struct mv_ckpt *e = entry(i);
+static const char *put_at(struct mv_ckpt *e, uint64_t i, uint64_t blk, uint64_t cts, const char *data) {
   e->magic = MV_CKPT_MAGIC;
   e->seq = i;
   e->blk = blk;
@@ -138,16 +138,107 @@ const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data
   memcpy(e + 1, data, mv.block);
   e->crc = ckpt_crc(e);
   amber_pm_wrote(e, mv.clog_entry);
-  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
   return (const char *)(e + 1);
+}
+
+const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data) {
+  const char *d = put_at(entry(i), i, blk, cts, data);
+  amber_pm_flush(entry(i), mv.clog_entry, AMBER_PM_CKPT);
+  return d;
 }
 
 uint64_t mv_ckpt_file_off(uint64_t i) { return mv.heap->hdr.engine_offset + (uint64_t)((char *)entry(i) - mv.area); }
 
-const struct mv_ckpt *mv_ckpt_at(uint64_t i) {
-  const struct mv_ckpt *e = entry(i);
+const struct mv_ckpt *mv_ckpt_in(const struct mv_ckpt *e, uint64_t i) {
   if (e->magic != MV_CKPT_MAGIC || e->seq != i || e->blk >= mv.nblocks || e->crc != ckpt_crc(e)) return NULL;
   return e;
+}
+
+const struct mv_ckpt *mv_ckpt_slot(uint64_t i) { return entry(i); }
+
+const struct mv_ckpt *mv_ckpt_at(uint64_t i) { return mv_ckpt_in(entry(i), i); }
+
+static uint64_t room(void) { return mv.clog_n - (head - tail); }
+
+/* ---- the undo spill (docs/engines/mvcc.md, "Large transactions") ------ */
+
+/* A link entry's block: where the entries after it are. */
+struct spill_link {
+  uint64_t off;   /* data-area offset of the segment (page-aligned) */
+  uint64_t pages; /* its length */
+};
+_Static_assert(sizeof(struct spill_link) <= 16, "a link fits the smallest block");
+
+static uint64_t seg_slots(uint64_t pages) { return pages * AMBER_PAGE / mv.clog_entry; }
+
+int mv_ckpt_link(const struct mv_ckpt *e, uint64_t i, struct mv_spill *s) {
+  if (e->magic != MV_CKPT_MAGIC || e->seq != i || e->blk != MV_CKPT_LINK || e->crc != ckpt_crc(e)) return 0;
+  struct spill_link l;
+  memcpy(&l, e + 1, sizeof l);
+  uint64_t np = mv.heap->hdr.data_size / AMBER_PAGE, p = l.off / AMBER_PAGE;
+  if (l.off % AMBER_PAGE || !p || p >= np || !l.pages || l.pages > np - p || seg_slots(l.pages) < 2)
+    return 0;
+  *s = (struct mv_spill){l.off, i + 1, seg_slots(l.pages)};
+  return 1;
+}
+
+const struct mv_ckpt *mv_spill_entry(const struct mv_spill *s, uint64_t i) {
+  return (const struct mv_ckpt *)(mv.base + s->off + (i - s->first) * mv.clog_entry);
+}
+
+/* The segments of the running irrevocable transaction (under round_lock). */
+static struct seg { struct mv_spill s; uint64_t pages; } *segs;
+static size_t nsegs, capsegs;
+static uint64_t spill_pages_next, n_spilled, n_segments;
+
+/* Claims a segment of free heap pages and writes, at e (the last free slot
+ * of the ring or of the current segment), the link entry head that names
+ * it; flushed, not fenced: the caller writes the next entry, into the new
+ * segment, and fences both before the master changes.  A link that a crash
+ * tore hides only entries fenced with it, whose blocks are unchanged. */
+static int spill_link(struct mv_ckpt *e) {
+  uint64_t min = (2 * mv.clog_entry + AMBER_PAGE - 1) / AMBER_PAGE, k = spill_pages_next, off = 0;
+  if (k < min) k = min;
+  while (!(off = amber_alloc_claim(k)) && k > min) k = k / 2 > min ? k / 2 : min;
+  if (!off) return 0;
+  if (k == spill_pages_next && k < (64u << 20) / AMBER_PAGE) spill_pages_next = k * 2;
+  segs = room_for(segs, &capsegs, nsegs, sizeof *segs);
+  segs[nsegs++] = (struct seg){{off, head + 1, seg_slots(k)}, k};
+  char blk[4096];
+  memset(blk, 0, mv.block);
+  struct spill_link l = {off, k};
+  memcpy(blk, &l, sizeof l);
+  put_at(e, head, MV_CKPT_LINK, 0, blk);
+  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
+  head++;
+  n_segments++;
+  return 1;
+}
+
+/* The ring's slots, then each segment's, less one for the link to the next. */
+static struct mv_ckpt *undo_slot(void) {
+  if (!nsegs) {
+    if (room() > 1) return entry(head);
+    spill_pages_next = (mv.clog_bytes + AMBER_PAGE - 1) / AMBER_PAGE;
+    if (!spill_link(entry(head))) return NULL;
+  } else {
+    struct mv_spill *s = &segs[nsegs - 1].s;
+    if (head - s->first + 1 < s->n) return (struct mv_ckpt *)mv_spill_entry(s, head);
+    if (!spill_link((struct mv_ckpt *)mv_spill_entry(s, head))) return NULL;
+  }
+  return (struct mv_ckpt *)mv_spill_entry(&segs[nsegs - 1].s, head);
+}
+
+/* After the commit point (or with nothing spilled): the segments go back
+ * to the allocator; their bytes are garbage from now on. */
+static void spill_release(void) {
+  for (size_t k = 0; k < nsegs; k++) amber_alloc_unclaim(segs[k].s.off, segs[k].pages);
+  nsegs = 0;
+}
+
+void mv_clog_spill_stats(uint64_t *entries, uint64_t *segments) {
+  *entries = n_spilled;
+  *segments = n_segments;
 }
 
 /* Called by open, after recovery emptied the ring. */
@@ -217,7 +308,6 @@ static void drain(struct mv_thread *m, int all) {
   free_pending = 1;
 }
 
-static uint64_t room(void) { return mv.clog_n - (head - tail); }
 
 /* ---- rounds ----------------------------------------------------------- */
 
@@ -383,10 +473,19 @@ int mv_clog_solo_lock(void) {
 uint64_t mv_clog_solo_head(void) { return head; }
 
 int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data) {
-  if (!room()) return 0;
-  mv_clog_put(head, blk, cts, data);
+  struct mv_ckpt *e = undo_slot();
+  if (!e) return 0;
+  put_at(e, head, blk, cts, data);
+  amber_pm_flush(e, mv.clog_entry, AMBER_PM_CKPT);
   head++;
+  n_spilled += nsegs > 0;
   return 1;
+}
+
+uint64_t mv_clog_undo_bytes(void) {
+  uint64_t b = 0;
+  for (size_t k = 0; k < nsegs; k++) b += segs[k].pages * AMBER_PAGE;
+  return b + mv.clog_bytes;
 }
 
 void mv_clog_solo_unlock(uint64_t c) {
@@ -394,5 +493,6 @@ void mv_clog_solo_unlock(uint64_t c) {
     tail = drained_to = free_upto = head;
     mv_clog_write(c, tail, head);
   }
+  spill_release();
   pthread_mutex_unlock(&round_lock);
 }

@@ -191,13 +191,14 @@ struct mv_global {
   int check;           /* AMBER_MVCC_ASSERT */
   uintptr_t solo;      /* the mv_thread running an irrevocable transaction, or 0 (atomic; solo.c) */
   uint64_t solo_txns;  /* irrevocable transactions committed (statistics) */
+  uint64_t large_txns; /* restarts alone because a log was too small for the transaction (statistics) */
   uint32_t solo_waiters; /* transactions waiting at their start for one (atomic) */
 };
 extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 6u
+#define MV_AREA_VERSION 7u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -233,6 +234,7 @@ struct mv_clog_hdr {    /* two, at offsets 0 and 64 of the CLog slot */
   uint32_t crc;
 };
 #define MV_CKPT_MAGIC 0x31504b43u /* "CKP1" */
+#define MV_CKPT_LINK UINT64_MAX /* blk of a link entry: the undo entries after it are in a spill segment */
 struct mv_ckpt {        /* a CLog entry, followed by the block; entry i sits at slot i % clog_n */
   uint32_t magic;
   uint32_t crc;         /* crc32c of what follows this field, block included */
@@ -342,6 +344,18 @@ uint64_t mv_ckpt_file_off(uint64_t i);
 const char *mv_clog_put(uint64_t i, uint64_t blk, uint64_t cts, const char *data);
 /* Entry i, or NULL when it is not there (stale, torn or foreign). */
 const struct mv_ckpt *mv_ckpt_at(uint64_t i);
+/* The ring slot of entry i; e itself when it holds an intact entry i of a
+ * block, else NULL. */
+const struct mv_ckpt *mv_ckpt_slot(uint64_t i);
+const struct mv_ckpt *mv_ckpt_in(const struct mv_ckpt *e, uint64_t i);
+/* An undo spill segment (docs/engines/mvcc.md, "Large transactions"):
+ * entries [first, first + n) at data-area offset off, in free heap pages;
+ * the last slot a link to the next one, if any.  mv_ckpt_link: e holds an
+ * intact link entry i, which names segment *s (first = i + 1). */
+struct mv_spill { uint64_t off, first, n; };
+int mv_ckpt_link(const struct mv_ckpt *e, uint64_t i, struct mv_spill *s);
+const struct mv_ckpt *mv_spill_entry(const struct mv_spill *s, uint64_t i);
+void mv_clog_spill_stats(uint64_t *entries, uint64_t *segments);
 /* Puts ctl on the dirty list (after a version was linked into its chain). */
 void mv_dirty(struct mv_ctl *ctl);
 /* A checkpoint round: every block's newest version older than a new
@@ -367,10 +381,12 @@ void mv_clog_open(void);
  * mv_clog_solo_lock (1: the CLog is empty and no block is dirty) to
  * mv_clog_solo_unlock, which moves c and empties the CLog in one header
  * write (c 0: no write, the CLog holds no undo entry).  mv_clog_undo
- * appends an entry (0: the CLog is full). */
+ * appends an entry, past the ring's end into spill segments of free heap
+ * pages (0: the heap has no free run for the next segment). */
 int mv_clog_solo_lock(void);
 uint64_t mv_clog_solo_head(void);
 int mv_clog_undo(uint64_t blk, uint64_t cts, const char *data);
+uint64_t mv_clog_undo_bytes(void); /* the CLog and the spill segments claimed */
 void mv_clog_solo_unlock(uint64_t c);
 
 /* invariant.c: the invariant's assertion mode.  Commits hold

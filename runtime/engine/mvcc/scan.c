@@ -159,8 +159,39 @@ static void scan_clog(struct mv_logs *L) {
     grow((void **)&L->ck, &capck, L->nck, sizeof *L->ck, "CLog entries");
     L->ck[L->nck++] = (struct mv_ckpt_found){e->blk, e->cts, e->seq, (const char *)(e + 1)};
   }
+  /* An irrevocable transaction's undo entries may go on past a link entry
+   * into spill segments of free heap pages ("Large transactions"): the
+   * link was fenced with the entry after it, and each entry before the
+   * next, as in the ring. */
+  struct mv_spill s;
+  int spilled = 0;
+  const struct mv_ckpt *where = i - t < mv.clog_n ? mv_ckpt_slot(i) : NULL;
+  while (where && i >= h && mv_ckpt_link(where, i, &s)) {
+    spilled = 1;
+    where = NULL;
+    for (i++; i - s.first < s.n; i++) {
+      where = mv_spill_entry(&s, i);
+      const struct mv_ckpt *e = mv_ckpt_in(where, i);
+      if (!e || e->cts >= L->c) break; /* a link, the torn or unwritten end */
+      grow((void **)&L->ck, &capck, L->nck, sizeof *L->ck, "CLog entries");
+      L->ck[L->nck++] = (struct mv_ckpt_found){e->blk, e->cts, e->seq, (const char *)(e + 1)};
+    }
+    if (i - s.first >= s.n) where = NULL;
+  }
   L->clog_end = i;
-  if (L->detect && i > h && i - t < mv.clog_n) {
+  if (L->detect && spilled && i - s.first < s.n) {
+    for (uint64_t j = i + 1; j - s.first < s.n; j++) {
+      const struct mv_ckpt *e = mv_ckpt_in(mv_spill_entry(&s, j), j);
+      if (!e || e->cts >= L->c) continue;
+      damage(L,
+             "undo entry %llu of an irrevocable or large transaction (in a spill segment at data offset 0x%llx) is missing or "
+             "fails its checksum, yet entry %llu after it is intact. The transactions at stake: that transaction, which "
+             "recovery must undo",
+             (unsigned long long)i, (unsigned long long)(s.off + (i - s.first) * mv.clog_entry), (unsigned long long)j);
+      break;
+    }
+  }
+  if (L->detect && !spilled && i > h && i - t < mv.clog_n) {
     /* Beyond head each undo entry was fenced before the next was written. */
     for (uint64_t j = i + 1; j - t < mv.clog_n; j++) {
       const struct mv_ckpt *e = mv_ckpt_at(j);

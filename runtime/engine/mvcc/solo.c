@@ -25,7 +25,13 @@
  * transaction never happened.  After it: the master holds the commit and c
  * is past it; a master timestamp still 0 only makes a later entry of the
  * block count as newer than the master, which it is.
- * It writes no OLog record: nothing after c needs one. */
+ * It writes no OLog record: nothing after c needs one.
+ *
+ * A transaction too large for its logs runs the same way (txn.c,
+ * "outgrown"); when the CLog ring fills, the undo entries go on through a
+ * link entry into spill segments of free heap pages (clog.c), fenced like
+ * the ring's, so the argument above is unchanged (docs/engines/mvcc.md,
+ * "Large transactions"). */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,10 +115,12 @@ void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, cons
     if (__atomic_load_n(&c->lock, __ATOMIC_RELAXED) != solo_mark(m)) {
       uint64_t was = __atomic_load_n(&mv.mts[blk], __ATOMIC_RELAXED);
       if (!mv_clog_undo(blk, was ? was : 1, master))
-        amber_fatal("%s (irrevocable) writes more than %llu distinct %llu-byte blocks, more than the CLog of heap %s holds; "
-                    "raise AMBER_MVCC_CLOG for new heaps",
-                    amber_tx_name(t), (unsigned long long)mv.clog_n,
-                    (unsigned long long)mv.block, mv.heap->path);
+        amber_fatal("%s runs alone and in place and has written %zu distinct %llu-byte blocks (%llu bytes); their undo log "
+                    "(%llu bytes so far) has no room left in heap %s (%llu bytes of data area): the transaction is larger "
+                    "than the heap can hold; recreate it with a larger AMBER_HEAP_SIZE",
+                    amber_tx_name(t), m->nsolo, (unsigned long long)mv.block,
+                    (unsigned long long)(m->nsolo * mv.block), (unsigned long long)mv_clog_undo_bytes(), mv.heap->path,
+                    (unsigned long long)mv.heap->hdr.data_size);
       __atomic_store_n(&mv.mts[blk], 0, __ATOMIC_RELAXED);
       amber_pm_wrote(&mv.mts[blk], sizeof mv.mts[blk]);
       amber_pm_flush(&mv.mts[blk], sizeof mv.mts[blk], AMBER_PM_CKPT);

@@ -5,6 +5,7 @@
  * timestamp drawn before the transaction began, so a transaction sees every
  * transaction that committed before it started (on any thread). */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdnoreturn.h>
@@ -219,15 +220,31 @@ void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
   }
 }
 
+/* The transaction outgrew one of its logs (its TLog ring, its OLog ring, or
+ * the CLog a checkpoint round needs): it restarts alone, in place, with an
+ * undo log that grows into free heap pages (solo.c; docs/engines/mvcc.md,
+ * "Large transactions"), so only the heap bounds its size.  A
+ * lock-delimited section cannot restart: `why` is its error. */
+static noreturn void outgrown(struct amber_thread *t, struct mv_thread *m, const char *why) {
+  if (t->fase == AMBER_FASE_OPEN)
+    amber_fatal("%s; a lock-delimited section (AMBER_FASE) cannot restart to run alone", why);
+  m->want_solo = 1;
+  __atomic_add_fetch(&mv.large_txns, 1, __ATOMIC_RELAXED);
+  mv_restart(t, m, AMBER_ABORT_CAPACITY, 0);
+}
+
 static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
   for (;;) {
     struct mv_copy *x = mv_ring_alloc(m);
     if (x) return x;
-    if (m->head - m->txstart >= m->nslots)
-      amber_fatal("%s writes more than %llu distinct %llu-byte blocks, more than its thread's TLog holds; raise AMBER_MVCC_TLOG "
+    if (m->head - m->txstart >= m->nslots) {
+      char why[512];
+      snprintf(why, sizeof why, "%s writes more than %llu distinct %llu-byte blocks, more than its thread's TLog holds; raise AMBER_MVCC_TLOG "
                   "(now %llu bytes)",
                   amber_tx_name(t), (unsigned long long)m->nslots,
                   (unsigned long long)mv.block, (unsigned long long)mv.tlog_bytes);
+      outgrown(t, m, why);
+    }
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
     /* AMBER_PERSISTENT regions never abort: wait for readers to move on,
      * parked, so that the wait does not include this transaction. */
@@ -426,11 +443,14 @@ void mv_commit(struct amber_thread *t) {
     return;
   }
   /* A checkpoint round takes all of a transaction's blocks at once. */
-  if (m->head - m->txstart > mv.clog_n)
-    amber_fatal("%s writes %llu distinct %llu-byte blocks, more than the CLog of heap %s holds (%llu); raise AMBER_MVCC_CLOG "
+  if (m->head - m->txstart > mv.clog_n) {
+    char why[512];
+    snprintf(why, sizeof why, "%s writes %llu distinct %llu-byte blocks, more than the CLog of heap %s holds (%llu); raise AMBER_MVCC_CLOG "
                 "for new heaps",
                 amber_tx_name(t), (unsigned long long)(m->head - m->txstart),
                 (unsigned long long)mv.block, mv.heap->path, (unsigned long long)mv.clog_n);
+    outgrown(t, m, why);
+  }
   /* Room in the OLog for this transaction's record, before anything is
    * published (its blocks stay locked meanwhile): the operational record
    * when its inputs were captured and it is the smaller one. */
@@ -443,11 +463,14 @@ void mv_commit(struct amber_thread *t) {
   for (;;) {
     int r = mv_olog_reserve(m, rec);
     if (r > 0) break;
-    if (r < 0)
-      amber_fatal("%s writes a %llu-byte OLog record, more than its thread's OLog ring holds; raise AMBER_MVCC_OLOG for "
+    if (r < 0) {
+      char why[512];
+      snprintf(why, sizeof why, "%s writes a %llu-byte OLog record, more than its thread's OLog ring holds; raise AMBER_MVCC_OLOG for "
                   "new heaps (this heap's rings hold %llu bytes)",
                   amber_tx_name(t), (unsigned long long)rec,
                   (unsigned long long)mv.olog_bytes);
+      outgrown(t, m, why);
+    }
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
     mv_wait_parked(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on (park.c) */
   }
