@@ -37,9 +37,12 @@ static struct {
   _Alignas(64) uint32_t readers;
 } rw;
 
+/* A waiter for the lock: the writer may be a stray batch whose owner is
+ * busy elsewhere; ask it to commit (tx/batch.c) each time it yields. */
 static inline void cpu_relax(unsigned *spins) {
   if (++*spins < 256) __builtin_ia32_pause();
   else {
+    amber_tx_batch_please();
     sched_yield();
     *spins = 0;
   }
@@ -443,8 +446,9 @@ static void rom_vwrite(struct amber_thread *t, void *addr, size_t n) {
 
 static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
   /* In a transaction main is the truth (the lock keeps writers out, or this
-   * is the writer); outside, main may hold a running writer's stores. */
-  if (t->depth) memcpy(dst, addr, n);
+   * is the writer: a stray batch too); outside, main may hold a running
+   * writer's stores. */
+  if (t->depth || t->batch) memcpy(dst, addr, n);
   else read_committed(addr, dst, n, heap);
 }
 
