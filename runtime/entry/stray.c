@@ -24,6 +24,16 @@ void __amber_stray_store(const char *site, const void *p) {
   if (t->depth || t->fase) return; /* in a transaction or a lock-delimited section: not stray */
   if (!site) site = "?";
   __atomic_fetch_add(&stray_total, 1, __ATOMIC_RELAXED);
+  /* Fast path: the same string seen before (a site string is one object
+   * per module), by pointer; then by text, taking a free slot. */
+  for (int i = 0; i < AMBER_STRAY_SITES; i++) {
+    const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
+    if (!s) break;
+    if (s == site) {
+      __atomic_fetch_add(&stray_table[i].count, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
   for (int i = 0; i < AMBER_STRAY_SITES; i++) {
     const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
     if (!s) {
