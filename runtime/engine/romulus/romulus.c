@@ -163,6 +163,7 @@ struct rom_log {
   size_t n, cap;
   uint64_t *set;   /* open addressing; entry = offset + 1, 0 = empty */
   size_t setcap;
+  uint64_t last;   /* the line add_line logged last, + 1 (0: none): sequential stores skip the set */
   int mutating;    /* state MUTATING was made durable by this transaction */
   int unlogged;    /* code outside amber may have written main anywhere */
 };
@@ -230,6 +231,7 @@ static void log_reset(struct rom_log *l) {
     memset(l->set, 0, l->setcap * sizeof *l->set);
   }
   l->n = 0;
+  l->last = 0;
   l->mutating = 0;
   l->unlogged = 0;
 }
@@ -467,7 +469,11 @@ static void rom_store(struct amber_thread *t, void *addr, const void *src, size_
   struct rom_log *l = log_of(t);
   begin_mutation(t, l);
   uint64_t off = (uint64_t)((char *)addr - heap->data);
-  for (uint64_t line = off & ~(uint64_t)(AMBER_LINE - 1); line < off + n; line += AMBER_LINE) add_line(l, line);
+  uint64_t first = off & ~(uint64_t)(AMBER_LINE - 1);
+  if (first + 1 != l->last || off + n > first + AMBER_LINE) { /* not the line stored last */
+    for (uint64_t line = first; line < off + n; line += AMBER_LINE) add_line(l, line);
+    l->last = first + 1;
+  }
   memmove(addr, src, n);
   amber_pm_wrote(addr, n);
 }

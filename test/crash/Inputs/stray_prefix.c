@@ -2,19 +2,23 @@
  * stores outside any region, in program order, with amber_sync()
  * acknowledgements.  The array is a ring: a[i % SIZE] = i + 1.
  *
- *   stray_prefix run START N   for i = START .. START + N - 1, outside
+ *   stray_prefix run START N [ACK]
+ *                              for i = START .. START + N - 1, outside
  *                              regions: a[i % SIZE] = i + 1, then
- *                              count = i + 1; after every ACK_EVERY-th i:
- *                              amber_sync(), then "ack I" (every store up to
- *                              count = I + 1 is durable); "done" at the end
- *   stray_prefix check         the prefix property: there is a P (count or
+ *                              count = i + 1; after every ACK-th i (default
+ *                              10000): amber_sync(), then "ack I" (every
+ *                              store up to count = I + 1 is durable); "done"
+ *                              at the end
+ *   stray_prefix check [ACK]   the prefix property: there is a P (count or
  *                              count + 1: count is stored after a[], before
  *                              the next a[]) such that every slot holds
  *                              exactly what the stores i < P left there
  *                              (the largest such i + 1, or 0): no store of
  *                              the prefix lost, none after it kept.  Prints
- *                              "prefix: P" and "check: ok", or the first bad
- *                              slot and exits 1
+ *                              "prefix: P", "progress: P / ACK" (whole
+ *                              groups of ACK, tools/crashtest's measure)
+ *                              and "check: ok", or the first bad slot and
+ *                              exits 1
  */
 #include <amber.h>
 #include <stdio.h>
@@ -22,7 +26,6 @@
 #include <string.h>
 
 #define SIZE 65536L /* entries: 512 KiB */
-#define ACK_EVERY 10000L
 
 struct root {
   long count;
@@ -46,11 +49,12 @@ static long first_bad(const struct root *r, long p) {
 int main(int argc, char **argv) {
   struct root *r = amber_root(sizeof *r);
   if (argc > 3 && !strcmp(argv[1], "run")) {
-    long start = atol(argv[2]), n = atol(argv[3]);
+    long start = atol(argv[2]), n = atol(argv[3]), ack = argc > 4 ? atol(argv[4]) : 10000;
+    if (ack < 1) ack = 1;
     for (long i = start; i < start + n; i++) {
       r->a[i % SIZE] = i + 1;
       r->count = i + 1;
-      if ((i + 1) % ACK_EVERY == 0) {
+      if ((i + 1) % ack == 0) {
         amber_sync();
         printf("ack %ld\n", i);
         fflush(stdout);
@@ -61,6 +65,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc > 1 && !strcmp(argv[1], "check")) {
+    long ack = argc > 2 ? atol(argv[2]) : 10000;
+    if (ack < 1) ack = 1;
     long c = r->count;
     long bad = first_bad(r, c);
     long p = c;
@@ -69,7 +75,7 @@ int main(int argc, char **argv) {
       printf("count %ld, but slot %ld holds %ld (expected %ld): not a prefix\n", c, bad, r->a[bad], expect(bad, c));
       return 1;
     }
-    printf("prefix: %ld\ncheck: ok\n", p);
+    printf("prefix: %ld\nprogress: %ld\ncheck: ok\n", p, p / ack);
     return 0;
   }
   fprintf(stderr, "usage: stray_prefix run START N | check\n");
