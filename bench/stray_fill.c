@@ -11,14 +11,16 @@
  * clock stops.  Prints one JSON line:
  *
  *   {"bench": "stray_fill", "build": "amber"|"plain", "records": N,
- *    "passes": P, "stores": S, "ns": T, "cpu_ns": U, "stores_per_s": X,
+ *    "passes": P, "work": W, "stores": S, "ns": T, "cpu_ns": U, "stores_per_s": X,
  *    "stores_per_cpu_s": Y, "checksum": C}
  *
  * ns is wall-clock time, cpu_ns the process's CPU time over the same span
  * (every thread: mvcc's detector included), steadier on a shared machine.
  *
- *   stray_fill [--records N] [--passes P]
- * Defaults: 16384 records (512 KiB), 80 passes.  bench/stray-run runs both
+ *   stray_fill [--records N] [--passes P] [--work W]
+ * Defaults: 16384 records (512 KiB), 80 passes, work 0.  --work: W more
+ * xorshift rounds per record (about 1 ns each), the computation a real
+ * set-up does between its stores (a pure store loop is the worst case).  bench/stray-run runs both
  * builds and prints their ratio; bench/README.md has the figures.
  */
 #include <stdint.h>
@@ -44,12 +46,14 @@ static uint64_t now_ns(clockid_t c) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((noinline)) static void fill(struct rec *t, long n, long pass) {
+__attribute__((noinline)) static void fill(struct rec *t, long n, long pass, long work) {
   uint64_t x = 88172645463325252ull + (uint64_t)pass;
   for (long i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    for (long w = 0; w <= work; w++) { /* the record's computation: 1 + work xorshift rounds */
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+    }
     t[i].id = i + 1;
     t[i].price = (long)(x % 1000) + 50;
     t[i].free = (long)(x >> 20) % 100 + pass;
@@ -58,17 +62,18 @@ __attribute__((noinline)) static void fill(struct rec *t, long n, long pass) {
 }
 
 int main(int argc, char **argv) {
-  long n = 16384, passes = 80;
+  long n = 16384, passes = 80, work = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--records")) n = atol(argv[i + 1]);
     else if (!strcmp(argv[i], "--passes")) passes = atol(argv[i + 1]);
+    else if (!strcmp(argv[i], "--work")) work = atol(argv[i + 1]);
     else {
-      fprintf(stderr, "usage: stray_fill [--records N] [--passes P]\n");
+      fprintf(stderr, "usage: stray_fill [--records N] [--passes P] [--work W]\n");
       return 2;
     }
   }
-  if (n < 1 || passes < 1) {
-    fprintf(stderr, "stray_fill: --records and --passes must be positive\n");
+  if (n < 1 || passes < 1 || work < 0) {
+    fprintf(stderr, "stray_fill: --records and --passes must be positive, --work not negative\n");
     return 2;
   }
 #ifdef AMBER_H
@@ -78,7 +83,7 @@ int main(int argc, char **argv) {
   if (!t) return 1;
 #endif
   uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-  for (long p = 0; p < passes; p++) fill(t, n, p);
+  for (long p = 0; p < passes; p++) fill(t, n, p, work);
 #ifdef AMBER_H
   amber_sync();
 #endif
@@ -86,9 +91,9 @@ int main(int argc, char **argv) {
   long sum = 0;
   for (long i = 0; i < n; i++) sum += t[i].id ^ t[i].price ^ t[i].free ^ t[i].total;
   double stores = 4.0 * (double)n * (double)passes;
-  printf("{\"bench\": \"stray_fill\", \"build\": \"%s\", \"records\": %ld, \"passes\": %ld, \"stores\": %.0f, \"ns\": %llu, \"cpu_ns\": %llu, "
+  printf("{\"bench\": \"stray_fill\", \"build\": \"%s\", \"records\": %ld, \"passes\": %ld, \"work\": %ld, \"stores\": %.0f, \"ns\": %llu, \"cpu_ns\": %llu, "
          "\"stores_per_s\": %.0f, \"stores_per_cpu_s\": %.0f, \"checksum\": %ld}\n",
-         BUILD, n, passes, stores, (unsigned long long)ns, (unsigned long long)cpu, stores / ((double)ns / 1e9),
+         BUILD, n, passes, work, stores, (unsigned long long)ns, (unsigned long long)cpu, stores / ((double)ns / 1e9),
          stores / ((double)cpu / 1e9), sum);
   return 0;
 }

@@ -25,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIZE 65536L /* entries: 512 KiB */
+#ifndef SIZE
+#define SIZE 65536L /* entries: 512 KiB (crash-simulator walks build it smaller: -DSIZE=256) */
+#endif
 
 struct root {
   long count;
