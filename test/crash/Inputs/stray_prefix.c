@@ -9,6 +9,8 @@
  *                              10000): amber_sync(), then "ack I" (every
  *                              store up to count = I + 1 is durable); "done"
  *                              at the end
+ *   stray_prefix groups G ACK  run 0 G*ACK ACK: G acks (tools/crashtest's
+ *                              --ops counts acks)
  *   stray_prefix check [ACK]   the prefix property: there is a P (count or
  *                              count + 1: count is stored after a[], before
  *                              the next a[]) such that every slot holds
@@ -50,9 +52,11 @@ static long first_bad(const struct root *r, long p) {
 
 int main(int argc, char **argv) {
   struct root *r = amber_root(sizeof *r);
-  if (argc > 3 && !strcmp(argv[1], "run")) {
+  int groups = argc > 3 && !strcmp(argv[1], "groups");
+  if (argc > 3 && (!strcmp(argv[1], "run") || groups)) {
     long start = atol(argv[2]), n = atol(argv[3]), ack = argc > 4 ? atol(argv[4]) : 10000;
     if (ack < 1) ack = 1;
+    if (groups) n = atol(argv[2]) * atol(argv[3]), start = 0, ack = atol(argv[3]);
     for (long i = start; i < start + n; i++) {
       r->a[i % SIZE] = i + 1;
       r->count = i + 1;
@@ -80,6 +84,6 @@ int main(int argc, char **argv) {
     printf("prefix: %ld\nprogress: %ld\ncheck: ok\n", p, p / ack);
     return 0;
   }
-  fprintf(stderr, "usage: stray_prefix run START N | check\n");
+  fprintf(stderr, "usage: stray_prefix run START N [ACK] | groups G ACK | check [ACK]\n");
   return 2;
 }
