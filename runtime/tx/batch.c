@@ -78,7 +78,13 @@ static inline int due(const struct amber_thread *t) {
   return coarse_ns() >= t->batch_due;
 }
 
+/* batch_busy: the thread is inside this file's work on its batch.  A
+ * signal handler that reaches a synchronisation point meanwhile (write(2)
+ * is async-signal-safe, and intercepted) must not commit the batch under
+ * the interrupted store: amber_tx_batch_sync leaves it to the next point. */
 void amber_tx_batch_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  t->batch_busy = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST); /* busy before the batch is looked at (a handler is on this thread) */
   if (t->batch && due(t)) amber_tx_batch_commit(t);
   if (!t->batch) open_batch(t);
   t->batch_split = 1;
@@ -86,15 +92,21 @@ void amber_tx_batch_store(struct amber_thread *t, void *addr, const void *src, s
   t->batch_split = 0;
   t->batch_n++;
   t->batch_bytes += n;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->batch_busy = 0;
 }
 
 void amber_tx_batch_poll(struct amber_thread *t) {
+  t->batch_busy = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   if (t->batch && due(t)) amber_tx_batch_commit(t);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->batch_busy = 0;
 }
 
 void amber_tx_batch_sync(void) {
   struct amber_thread *t = amber_self;
-  if (t && t->batch) amber_tx_batch_commit(t);
+  if (t && t->batch && !t->batch_busy) amber_tx_batch_commit(t);
 }
 
 void amber_tx_batch_split(struct amber_thread *t) {

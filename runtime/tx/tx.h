@@ -91,8 +91,9 @@ struct amber_thread {
    * the program's stores, never inside the runtime's own operations);
    * batch_n, batch_bytes: stores and bytes in it; batch_due: the coarse
    * clock (ns) at which it commits at the latest; batch_please: the
-   * contention epoch (amber_tx_batch_please) it last saw. */
-  int batch, batch_split;
+   * contention epoch (amber_tx_batch_please) it last saw; batch_busy: in
+   * tx/batch.c's work on it (a signal handler's sync point waits). */
+  int batch, batch_split, batch_busy;
   uint32_t batch_n;
   uint64_t batch_bytes, batch_due, batch_please;
   uint64_t batch_commits; /* statistics: batches committed */
