@@ -88,6 +88,15 @@ _Noreturn void amber_cancel(void);
  * Call it outside regions. */
 void *amber_root(size_t size);
 
+/* Makes the calling thread's stores to persistent memory outside regions
+ * durable now, and visible to every other thread.  Such stores are gathered
+ * per thread into one implicit transaction (a batch) that also commits at
+ * the thread's next region, at the synchronisation points amber sees (locks,
+ * thread creation and end, I/O, fork), at exit, and after AMBER_STRAY_MS;
+ * a crash loses at most the stores since the last commit, and what
+ * survives is a prefix of them in program order.  docs/guide.md section 4. */
+void amber_sync(void);
+
 /* Heap usage by the persistent allocator. */
 struct amber_usage {
   size_t objects;     /* live persistent allocations */

@@ -323,6 +323,20 @@ static Value *inWindow(IRBuilder<> &B, Value *Addr, Value *HB, Value *HS) {
 static void rewriteCopy(const Access &A, Instruction *Copy,
                         StringMap<Constant *> &Sites) {
   Module &M = *Copy->getModule();
+  // A release (or seq_cst) atomic store to the heap publishes what the
+  // thread stored before it: as an exchange it reaches the runtime's
+  // read-modify-write, which commits the thread's stray batch first and is
+  // visible at once (runtime/tx/batch.c); a plain store would wait in it.
+  if (auto *SI = dyn_cast<StoreInst>(Copy))
+    if (SI->isAtomic() && isAtLeastOrStrongerThan(SI->getOrdering(),
+                                                   AtomicOrdering::Release)) {
+      IRBuilder<> B(SI);
+      Instruction *X = B.CreateAtomicRMW(
+          AtomicRMWInst::Xchg, SI->getPointerOperand(), SI->getValueOperand(),
+          SI->getAlign(), SI->getOrdering(), SI->getSyncScopeID());
+      SI->eraseFromParent();
+      Copy = X;
+    }
   if (A.Wrapper.empty()) {
     rewriteWithCallback(*Copy, A.Writes ? siteOf(A.I, Sites) : nullptr);
     return;

@@ -82,3 +82,13 @@ void amber_usage(struct amber_usage *out) {
   if (amber_tx_engine->sync && amber_thread()->depth == 0) amber_tx_engine->sync();
   amber_alloc_check(&amber_the_heap, amber_the_heap.data, &out->objects, &out->bytes);
 }
+
+/* The thread's stores outside regions: durable, and visible to every
+ * thread, when it returns (tx/batch.c).  Nothing to do inside a region
+ * (the thread's batch committed when the region began) or before the heap
+ * is open (no store can have reached it). */
+void amber_sync(void) {
+  if (!amber_tx_is_ready()) return;
+  struct amber_thread *t = amber_thread();
+  if (!t->depth) amber_tx_batch_commit(t);
+}

@@ -247,6 +247,11 @@ int amber_open(const char *path) {
 
 int amber_close(void) {
   if (!amber_tx_is_ready() || __atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) return 0;
+  /* The closing thread's stores outside regions commit with the close;
+   * other threads' open batches are asked to commit at their next store,
+   * and otherwise count as running transactions (the wait below). */
+  amber_tx_batch_sync();
+  amber_tx_batch_please();
   amber_stats_at_exit();
   if (amber_thread()->depth > 0) {
     /* exit() from inside a region: that region never committed, and its

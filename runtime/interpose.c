@@ -69,7 +69,10 @@ int amber_interpose_heap_contains(const void *addr) {
  * it is inaccessible (strict mode) or may be stale. */
 static int engine_reads(void) {
   if (!amber_tx_is_ready()) return 0;
-  if (amber_tx_engine->direct_reads) return amber_thread()->depth == 0;
+  if (amber_tx_engine->direct_reads) {
+    const struct amber_thread *t = amber_thread();
+    return t->depth == 0 && !t->batch; /* a stray batch reads its view in place */
+  }
   return !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
 }
 
@@ -86,7 +89,8 @@ void amber_interpose_read_tx(void (*fn)(void *), void *arg) {
    * answers each piece with committed bytes without a transaction (a
    * romulus transaction would wait for the running writer); mvcc reads
    * them all in one transaction. */
-  if (amber_thread()->depth > 0 || !engine_reads() || amber_tx_engine->direct_reads) fn(arg);
+  struct amber_thread *t = amber_thread();
+  if (t->depth > 0 || t->batch || !engine_reads() || amber_tx_engine->direct_reads) fn(arg);
   else amber_tx_run_internal(fn, arg);
 }
 
@@ -172,6 +176,8 @@ void *amber_interpose_realloc(void *p, size_t n) {
 }
 
 /* ---- threads and sections ---- */
+
+void amber_interpose_sync_slow(void) { amber_tx_batch_sync(); }
 
 struct amber_thread *amber_interpose_thread(void) { return amber_thread(); }
 

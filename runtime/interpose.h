@@ -86,6 +86,21 @@ size_t amber_interpose_strnlen_tx(const char *s, size_t max);
 void amber_interpose_free(void *p);
 void *amber_interpose_realloc(void *p, size_t n);
 
+/* ---- stores outside regions (tx/batch.c) ---- */
+
+/* Open stray batches in the process (tx/batch.h). */
+extern int amber_tx_batches_open;
+void amber_interpose_sync_slow(void);
+/* A synchronisation point the program makes through an interceptor (a lock
+ * or unlock, thread creation or join, I/O, fork): the calling thread's
+ * stray batch commits first, so that what it stored outside regions is
+ * durable, and visible to the threads the point releases, and so that no
+ * engine lock is held while the call may block.  One relaxed load when no
+ * thread has a batch open. */
+static inline void amber_interpose_sync(void) {
+  if (__builtin_expect(__atomic_load_n(&amber_tx_batches_open, __ATOMIC_RELAXED) != 0, 0)) amber_interpose_sync_slow();
+}
+
 /* ---- threads (tx/thread.c) ---- */
 
 /* The calling thread is ending: hands its amber state back (nothing when

@@ -50,13 +50,16 @@ void amber_stats_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* Stray stores: persistent writes outside regions (access.c). */
+/* Stray stores: persistent writes outside regions (access.c), and the
+ * batches they committed in (tx/batch.c). */
 static void stray_write(FILE *f, int json) {
   struct amber_stray_site sites[AMBER_STRAY_SITES];
-  uint64_t unlisted, total = amber_stray_stores(&unlisted);
+  uint64_t unlisted, total = amber_stray_stores(&unlisted), batches = 0;
+  for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) batches += t->batch_commits;
   size_t n = amber_stray_sites(sites, AMBER_STRAY_SITES);
   if (json) {
-    fprintf(f, ", \"stray_stores\": %llu, \"stray_store_sites\": [", (unsigned long long)total);
+    fprintf(f, ", \"stray_stores\": %llu, \"stray_batches\": %llu, \"stray_store_sites\": [", (unsigned long long)total,
+            (unsigned long long)batches);
     for (size_t i = 0; i < n; i++) {
       fprintf(f, "%s{\"site\": ", i ? ", " : "");
       amber_stats_json_str(f, sites[i].site);
@@ -65,8 +68,8 @@ static void stray_write(FILE *f, int json) {
     fprintf(f, "], \"stray_stores_unlisted\": %llu", (unsigned long long)unlisted);
     return;
   }
-  fprintf(f, "  stray stores       %llu (persistent writes outside regions, each a transaction of its own)\n",
-          (unsigned long long)total);
+  fprintf(f, "  stray stores       %llu (persistent writes outside regions, committed in %llu batches)\n",
+          (unsigned long long)total, (unsigned long long)batches);
   for (size_t i = 0; i < n; i++) fprintf(f, "    %-30s %llu\n", sites[i].site, (unsigned long long)sites[i].count);
   if (unlisted) fprintf(f, "    %-30s %llu\n", "(other sites)", (unsigned long long)unlisted);
 }

@@ -42,6 +42,7 @@ int amber_wrap_fork_fault(int sig, void *addr) {
 /* Pass through unless the heap is mapped in this process (and it is not
  * itself such a child). */
 pid_t fork(void) {
+  amber_interpose_sync(); /* the parent's stores outside regions commit first */
   if (!amber_interpose_heap_mapped()) return REAL(fork)();
   pid_t p = REAL(fork)();
   if (p == 0) in_child();
@@ -50,6 +51,7 @@ pid_t fork(void) {
 
 #if __GLIBC_PREREQ(2, 34)
 pid_t _Fork(void) {
+  amber_interpose_sync();
   if (!amber_interpose_heap_mapped()) return REAL(_Fork)();
   pid_t p = REAL(_Fork)();
   if (p == 0) in_child();

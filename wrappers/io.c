@@ -117,48 +117,57 @@ static void in_store(const char *fn, void *dst, const char *src, size_t n) {
   } while (0)
 
 ssize_t read(int fd, void *buf, size_t n) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(read)(fd, buf, n);
   READ_LIKE("read", REAL(read)(fd, p, n));
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(pread)(fd, buf, n, off);
   READ_LIKE("pread", REAL(pread)(fd, p, n, off));
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(pread64)(fd, buf, n, off);
   READ_LIKE("pread", REAL(pread64)(fd, p, n, off));
 }
 
 ssize_t write(int fd, const void *buf, size_t n) {
+  amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(write)(fd, buf, n);
   WRITE_LIKE("write", REAL(write)(fd, p, n));
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+  amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(pwrite)(fd, buf, n, off);
   WRITE_LIKE("pwrite", REAL(pwrite)(fd, p, n, off));
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off) {
+  amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(pwrite64)(fd, buf, n, off);
   WRITE_LIKE("pwrite", REAL(pwrite64)(fd, p, n, off));
 }
 
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(__read_chk)(fd, buf, n, buflen);
   if (n > buflen) __chk_fail();
   READ_LIKE("read", REAL(read)(fd, p, n));
 }
 
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(__pread_chk)(fd, buf, n, off, buflen);
   if (n > buflen) __chk_fail();
   READ_LIKE("pread", REAL(pread)(fd, p, n, off));
 }
 
 ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(__pread64_chk)(fd, buf, n, off, buflen);
   if (n > buflen) __chk_fail();
   READ_LIKE("pread", REAL(pread64)(fd, p, n, off));
@@ -227,18 +236,21 @@ static size_t total(size_t size, size_t n) {
   } while (0)
 
 size_t fread(void *ptr, size_t size, size_t n, FILE *f) {
+  amber_interpose_sync();
   size_t t = total(size, n);
   if (!INTO(ptr, t)) return REAL(fread)(ptr, size, n, f);
   FREAD_LIKE("fread", REAL(fread));
 }
 
 size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f) {
+  amber_interpose_sync();
   size_t t = total(size, n);
   if (!INTO(ptr, t)) return REAL(fread_unlocked)(ptr, size, n, f);
   FREAD_LIKE("fread_unlocked", REAL(fread_unlocked));
 }
 
 size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
+  amber_interpose_sync();
   size_t t = total(size, n);
   if (!INTO(ptr, t)) return REAL(__fread_chk)(ptr, ptrlen, size, n, f);
   if (t > ptrlen) __chk_fail();
@@ -253,12 +265,14 @@ size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FIL
 }
 
 size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
+  amber_interpose_sync();
   size_t t = total(size, n);
   if (!OUT_OF(ptr, t)) return REAL(fwrite)(ptr, size, n, f);
   FWRITE_LIKE("fwrite", REAL(fwrite));
 }
 
 size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *f) {
+  amber_interpose_sync();
   size_t t = total(size, n);
   if (!OUT_OF(ptr, t)) return REAL(fwrite_unlocked)(ptr, size, n, f);
   FWRITE_LIKE("fwrite_unlocked", REAL(fwrite_unlocked));
@@ -276,6 +290,7 @@ static char *heap_fgets(const char *fn, char *s, int n, FILE *f, int unlocked) {
 }
 
 char *fgets(char *s, int n, FILE *f) {
+  amber_interpose_sync();
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(fgets)(s, n, f);
   return heap_fgets("fgets", s, n, f, 0);
 }
@@ -286,6 +301,7 @@ char *fgets_unlocked(char *s, int n, FILE *f) {
 }
 
 char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
+  amber_interpose_sync();
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_chk)(s, size, n, f);
   if ((size_t)n > size) __chk_fail();
   return heap_fgets("fgets", s, n, f, 0);
@@ -316,16 +332,19 @@ char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f) {
   } while (0)
 
 int puts(const char *s) {
+  amber_interpose_sync();
   if (!OUT_STR(s)) return REAL(puts)(s);
   PUTS_LIKE("puts", REAL(puts)(p));
 }
 
 int fputs(const char *s, FILE *f) {
+  amber_interpose_sync();
   if (!OUT_STR(s)) return REAL(fputs)(s, f);
   PUTS_LIKE("fputs", REAL(fputs)(p, f));
 }
 
 int fputs_unlocked(const char *s, FILE *f) {
+  amber_interpose_sync();
   if (!OUT_STR(s)) return REAL(fputs_unlocked)(s, f);
   PUTS_LIKE("fputs_unlocked", REAL(fputs_unlocked)(p, f));
 }

@@ -41,6 +41,7 @@ WRAP_REAL(pthread_cond_timedwait)
   } while (0)
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_mutex_lock)(m);
   ACQUIRE(REAL(pthread_mutex_lock)(m), NULL, (void)0);
 }
@@ -49,11 +50,13 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
  * program lock, so the wait cannot deadlock; it lasts one section at most),
  * then tries the program's lock. */
 int pthread_mutex_trylock(pthread_mutex_t *m) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_mutex_trylock)(m);
   ACQUIRE(REAL(pthread_mutex_trylock)(m), NULL, (void)0);
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_mutex_timedlock)(m, abstime);
   ACQUIRE(REAL(pthread_mutex_timedlock)(m, abstime), abstime, (void)0);
 }
@@ -88,16 +91,19 @@ static void rw_drop(pthread_rwlock_t *l) {
 
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_rwlock_wrlock)(l);
   ACQUIRE(REAL(pthread_rwlock_wrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_rwlock_trywrlock)(l);
   ACQUIRE(REAL(pthread_rwlock_trywrlock)(l), NULL, rw_push(l));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l, const struct timespec *restrict abstime) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_rwlock_timedwrlock)(l, abstime);
   ACQUIRE(REAL(pthread_rwlock_timedwrlock)(l, abstime), abstime, rw_push(l));
 }
@@ -105,6 +111,7 @@ int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l, const struct timesp
 /* ---- releases: commit (outermost), the program's release, section lock ---- */
 
 int pthread_mutex_unlock(pthread_mutex_t *m) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_mutex_unlock)(m);
   struct amber_thread *t = amber_interpose_thread();
   int outer = amber_fase_leave(t);
@@ -114,6 +121,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m) {
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l) {
+  amber_interpose_sync();
   if (!amber_fase_on() || !rw_find(l)) return REAL(pthread_rwlock_unlock)(l); /* a read lock */
   struct amber_thread *t = amber_interpose_thread();
   int outer = amber_fase_leave(t);
@@ -126,6 +134,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l) {
 /* ---- condition variables: the wait ends the section, the wake-up starts one ---- */
 
 int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_cond_wait)(c, m);
   struct amber_thread *t = amber_interpose_thread();
   int ours = amber_fase_suspend(t, "pthread_cond_wait");
@@ -135,6 +144,7 @@ int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m) {
 }
 
 int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m, const struct timespec *restrict abstime) {
+  amber_interpose_sync();
   if (!amber_fase_on()) return REAL(pthread_cond_timedwait)(c, m, abstime);
   struct amber_thread *t = amber_interpose_thread();
   int ours = amber_fase_suspend(t, "pthread_cond_timedwait");

@@ -508,6 +508,7 @@ static int length(size_t n) {
 
 /* A stream or a file descriptor (never in the heap). */
 static int to_file(const char *fn, FILE *f, int fd, int flag, const char *fmt, va_list ap) {
+  amber_interpose_sync();
   struct job j;
   int mode = plan(&j, fn, fmt, ap, 0);
   if (mode == FAST) {

@@ -13,6 +13,7 @@
  * a __wrap_ here is a link error (-z defs); an interceptor missing from
  * the list would see libamber's own calls. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <string.h>
 #include <strings.h>
@@ -339,6 +340,13 @@ FORWARD(int, pthread_rwlock_unlock, (pthread_rwlock_t *l), (l))
 FORWARD(int, pthread_cond_wait, (pthread_cond_t *c, pthread_mutex_t *m), (c, m))
 FORWARD(int, pthread_cond_timedwait, (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t), (c, m, t))
 FORWARD(int, pthread_create, (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg), (t, a, fn, arg))
+FORWARD(int, pthread_join, (pthread_t t, void **r), (t, r))
+FORWARD(int, pthread_cond_signal, (pthread_cond_t *c), (c))
+FORWARD(int, pthread_cond_broadcast, (pthread_cond_t *c), (c))
+FORWARD(int, pthread_rwlock_rdlock, (pthread_rwlock_t *l), (l))
+FORWARD(int, pthread_barrier_wait, (pthread_barrier_t *b), (b))
+FORWARD(int, sem_post, (sem_t *s), (s))
+FORWARD(int, sem_wait, (sem_t *s), (s))
 
 WRAP_REAL(pthread_exit)
 HIDDEN _Noreturn void __wrap_pthread_exit(void *r);

@@ -31,6 +31,7 @@ static void *trampoline(void *p) {
 }
 
 int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  amber_interpose_sync();
   /* Before the heap opens: unchanged (the thread-exit key covers them). */
   if (!amber_interpose_ready()) return REAL(pthread_create)(th, attr, fn, arg);
   struct start *s = malloc(sizeof *s);

@@ -18,8 +18,8 @@ static inline void check_span(const void *p, size_t n) {
     amber_fatal("access of %zu bytes at %p runs past the end of the persistent heap", n, p);
 }
 
-/* A persistent store outside any region (reached through code the pass
- * instrumented but did not place in a region): its own small transaction. */
+/* A persistent store outside any region inside a lock-delimited section
+ * (AMBER_FASE=locks): it joins the section's transaction. */
 struct lone_store {
   void *p;
   const void *src;
@@ -39,7 +39,9 @@ static inline void do_load(const void *p, void *dst, size_t n) {
   if (amber_in_heap(p)) {
     check_span(p, n);
     struct amber_thread *t = amber_thread();
-    if (amber_tx_engine->direct_reads && t->depth) {
+    /* The thread's open stray batch is its view (tx/batch.c). */
+    if (__builtin_expect(t->batch, 0) && !t->depth) amber_tx_batch_poll(t);
+    if (amber_tx_engine->direct_reads && (t->depth || t->batch)) {
       memcpy(dst, amber_heap_alias(p), n);
       return;
     }
@@ -68,9 +70,12 @@ static inline void do_store(void *p, const void *src, size_t n) {
     t->stored_bytes += n;
     if (t->depth) {
       amber_tx_write(t, amber_heap_alias(p), src, n);
-    } else {
+    } else if (__builtin_expect(t->fase != AMBER_FASE_NONE, 0)) {
       struct lone_store s = {amber_heap_alias(p), src, n};
       amber_tx_run_internal(lone_store_fn, &s);
+    } else {
+      /* Outside regions: the thread's stray batch (tx/batch.c). */
+      amber_tx_batch_store(t, amber_heap_alias(p), src, n);
     }
     return;
   }
@@ -200,7 +205,9 @@ static uint64_t apply_op(uint64_t old, uint64_t v, int op, unsigned bytes) {
 }
 
 /* A read-modify-write on the heap outside any region runs as one small
- * transaction, so it stays atomic against every other one. */
+ * transaction, so it stays atomic against every other one; the thread's
+ * stray batch commits first (amber_tx_run_internal): an atomic may release
+ * what the thread stored before it to another thread. */
 struct lone_rmw {
   void *p;
   uint64_t v, expected, old;

@@ -22,7 +22,10 @@
  * only inside a transaction of a direct_reads engine: outside regions the
  * engine finds the latest commit (access.c). */
 static inline int direct(const void *p) {
-  if (amber_in_heap(p)) return amber_tx_engine->direct_reads && amber_thread()->depth;
+  if (amber_in_heap(p)) {
+    const struct amber_thread *t = amber_thread();
+    return amber_tx_engine->direct_reads && (t->depth || t->batch);
+  }
   struct amber_thread *t = amber_self;
   if (!t || !t->depth) return 1;
   if (t->op >= AMBER_OP_CAPTURE) return 0;

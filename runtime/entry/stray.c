@@ -12,7 +12,7 @@
  * bounded table, the first AMBER_STRAY_SITES distinct sites (by text: a
  * site string may exist once per module), later ones only in the total.
  * Invariant: a table slot's site is set once, from NULL, and never changes. */
-static uint64_t stray_total, stray_unlisted;
+static uint64_t stray_unlisted; /* the total is the table's sum plus these */
 static struct {
   const char *site;
   uint64_t count;
@@ -23,7 +23,16 @@ void __amber_stray_store(const char *site, const void *p) {
   struct amber_thread *t = amber_thread();
   if (t->depth || t->fase) return; /* in a transaction or a lock-delimited section: not stray */
   if (!site) site = "?";
-  __atomic_fetch_add(&stray_total, 1, __ATOMIC_RELAXED);
+  /* Fast path: the same string seen before (a site string is one object
+   * per module), by pointer; then by text, taking a free slot. */
+  for (int i = 0; i < AMBER_STRAY_SITES; i++) {
+    const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
+    if (!s) break;
+    if (s == site) {
+      __atomic_fetch_add(&stray_table[i].count, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
   for (int i = 0; i < AMBER_STRAY_SITES; i++) {
     const char *s = __atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE);
     if (!s) {
@@ -42,8 +51,13 @@ void __amber_stray_store(const char *site, const void *p) {
 }
 
 uint64_t amber_stray_stores(uint64_t *unlisted) {
-  if (unlisted) *unlisted = __atomic_load_n(&stray_unlisted, __ATOMIC_RELAXED);
-  return __atomic_load_n(&stray_total, __ATOMIC_RELAXED);
+  uint64_t other = __atomic_load_n(&stray_unlisted, __ATOMIC_RELAXED), total = other;
+  for (int i = 0; i < AMBER_STRAY_SITES; i++) {
+    if (!__atomic_load_n(&stray_table[i].site, __ATOMIC_ACQUIRE)) break;
+    total += __atomic_load_n(&stray_table[i].count, __ATOMIC_RELAXED);
+  }
+  if (unlisted) *unlisted = other;
+  return total;
 }
 
 size_t amber_stray_sites(struct amber_stray_site *out, size_t max) {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 /* Stray stores: persistent writes outside regions, by code the
- * pass range-checked, each run as a transaction of its own.  The total
+ * pass range-checked, gathered per thread into batches (tx/batch.c).  The total
  * (and in *unlisted those whose site did not fit the table), and the sites
  * in the order first seen. */
 #define AMBER_STRAY_SITES 64

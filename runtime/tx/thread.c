@@ -35,6 +35,8 @@ static void thread_exit(void *arg) {
     amber_fatal("a thread exited inside the AMBER region %s; the region never commits and its locks would stay held. "
                 "Leave the region before the thread ends",
                 t->desc && t->desc->name ? t->desc->name : "(runtime)");
+  /* Its stores outside regions commit with its end (tx/batch.c). */
+  if (t->batch && !amber_heap_closed) amber_tx_batch_commit(t);
   if (amber_tx_engine && amber_tx_engine->thread_fini && !amber_heap_closed) amber_tx_engine->thread_fini(t);
   amber_self = NULL;
   __atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);

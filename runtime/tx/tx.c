@@ -194,6 +194,10 @@ static void prepare(struct amber_thread *t, struct __amber_region_desc *desc, in
  * here when the engine restarts it (readers only), then commits. */
 int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *desc, void (*fn)(void *), void *arg,
                           int writer, int iso) {
+  /* A region (or the runtime's own transaction) comes after the thread's
+   * stores outside regions: they commit first, so the region keeps its
+   * semantics and what survives a crash stays a prefix. */
+  amber_tx_batch_commit(t);
   prepare(t, desc, desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */, writer, iso, (uintptr_t)__builtin_frame_address(0));
   if (sigsetjmp(t->restart, 0) == CANCELLED) {
     /* undo_all has undone it and the engine has ended it. */
@@ -215,11 +219,19 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
 
 /* A lock-delimited section's transaction (AMBER_FASE=locks): a writer that
  * never restarts, so run_sp 0 (no frames to protect from the undo log). */
-void amber_tx_section_open(struct amber_thread *t) {
+void amber_tx_begin_in_place(struct amber_thread *t) {
   prepare(t, NULL, 2 /* AMBER_KIND_PERSISTENT */, 1, 0 /* AMBER_ISO_DEFAULT */, 0);
   t->wrote = 0;
+  t->irrevocable_done = 0;
   t->op = AMBER_OP_OFF; /* no closure to re-run: values */
   amber_tx_engine->begin(t);
+}
+
+void amber_tx_commit_in_place(struct amber_thread *t) { finish(t); }
+
+void amber_tx_section_open(struct amber_thread *t) {
+  amber_tx_batch_commit(t); /* the section's stores come after the batch's */
+  amber_tx_begin_in_place(t);
   t->depth = 1;
   t->fase = AMBER_FASE_OPEN;
 }
@@ -239,6 +251,7 @@ void amber_tx_run_internal_named(const char *what, void (*fn)(void *), void *arg
     fn(arg);
     return;
   }
+  amber_tx_batch_commit(t); /* before `what`, which the batch's commit clears */
   t->what = what;
   amber_tx_run_outermost(t, NULL, fn, arg, 1, 0 /* AMBER_ISO_DEFAULT */);
 }

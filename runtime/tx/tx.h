@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "heap/window.h"
 #include "unisolated.h"
+#include "batch.h"
 
 enum amber_abort_reason {
   AMBER_ABORT_UPGRADE,    /* a reader restarts as a writer */
@@ -88,6 +89,19 @@ struct amber_thread {
   uint64_t readonly_fences, readonly_flushes; /* issued by read-only regions, retries included */
   uint64_t pm_mark[2];                        /* fences, flushes of this thread when its region began */
   uint64_t stored_bytes; /* bytes the program stored to the heap in regions */
+  /* The stray batch (tx/batch.c): the persistent stores this thread made
+   * outside regions since the batch opened, one implicit transaction
+   * (depth stays 0).  batch: it is open; batch_split: the engine may commit
+   * it and open the next in the middle of the store now running (between
+   * the program's stores, never inside the runtime's own operations);
+   * batch_n, batch_bytes: stores and bytes in it; batch_due: the coarse
+   * clock (ns) at which it commits at the latest; batch_please: the
+   * contention epoch (amber_tx_batch_please) it last saw; batch_busy: in
+   * tx/batch.c's work on it (a signal handler's sync point waits). */
+  int batch, batch_split, batch_busy;
+  uint32_t batch_n;
+  uint64_t batch_bytes, batch_due, batch_please;
+  uint64_t batch_commits; /* statistics: batches committed */
   struct amber_thread *next_thread;
 };
 
@@ -180,6 +194,11 @@ static inline void amber_tx_join_section(struct amber_thread *t) {
  * _named: `what` says what it does in the engines' messages (it must live
  * until the transaction ends). */
 void amber_tx_run_internal(void (*fn)(void *), void *arg);
+/* A transaction opened in place, with no closure and no restart point (an
+ * AMBER_KIND_PERSISTENT writer, which no engine restarts), and its commit:
+ * what lock-delimited sections and stray batches are made of. */
+void amber_tx_begin_in_place(struct amber_thread *t);
+void amber_tx_commit_in_place(struct amber_thread *t);
 void amber_tx_run_internal_named(const char *what, void (*fn)(void *), void *arg);
 
 /* The running transaction for a message: "region NAME", "irrevocable

@@ -41,10 +41,15 @@ target triple = "x86_64-unknown-linux-gnu"
 ; vector store: the generic callback
 ; CHECK: call preserve_mostcc void @__amber_outside_storen(ptr %q, ptr %amber.tmp, i64 16, ptr @[[SITE]]) #[[COLD]]
 ; CHECK: store <4 x i32> %vec, ptr %q, align 16
-; atomic store: the sized callback, a branch of its own on %p's check
+; atomic store: a branch of its own on %p's check; seq_cst (or release)
+; becomes an exchange (op 0), which commits the thread's stray batch first
+; (runtime/tx/batch.c); monotonic keeps the sized store callback
 ; CHECK: br i1 %amber.in_heap, label
-; CHECK: call preserve_mostcc void @__amber_outside_store4(ptr %p, i32 3, ptr @[[SITE]]) #[[COLD]]
+; CHECK: call preserve_mostcc <2 x i64> @__amber_outside_rmw4(ptr %p, i32 3, i32 0, ptr @[[SITE]]) #[[COLD]]
 ; CHECK: store atomic i32 3, ptr %p seq_cst, align 4
+; CHECK: br i1 %amber.in_heap{{[0-9]*}}, label
+; CHECK: call preserve_mostcc void @__amber_outside_store4(ptr %p, i32 5, ptr @[[SITE]]) #[[COLD]]
+; CHECK: store atomic i32 5, ptr %p monotonic, align 4
 ; CHECK: ret void
 define void @stores(ptr %p, i64 %v, <4 x i32> %vec, ptr addrspace(1) %far) {
   %a = alloca i64
@@ -59,6 +64,7 @@ define void @stores(ptr %p, i64 %v, <4 x i32> %vec, ptr addrspace(1) %far) {
   %q = getelementptr i8, ptr %p, i64 16
   store <4 x i32> %vec, ptr %q
   store atomic i32 3, ptr %p seq_cst, align 4
+  store atomic i32 5, ptr %p monotonic, align 4
   ret void
 }
 

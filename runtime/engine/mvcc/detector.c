@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "base/diag.h"
+#include "tx/tx.h"
 #include "mvcc.h"
 
 static pthread_t detector;
@@ -59,7 +60,10 @@ static void wait_left(struct mv_thread *o, uint64_t seq) {
   while (__atomic_load_n(&o->txseq, __ATOMIC_ACQUIRE) == seq && !__atomic_load_n(&o->parked, __ATOMIC_ACQUIRE) &&
          !__atomic_load_n(&mv.gp_stop, __ATOMIC_ACQUIRE)) {
     if (++spins < 64) __builtin_ia32_pause();
-    else if (spins < 128) sched_yield();
+    else if (spins < 128) {
+      if (spins == 64) amber_tx_batch_please(); /* o may be a stray batch whose owner is elsewhere (tx/batch.c) */
+      sched_yield();
+    }
     else {
       struct timespec ts = {0, 20000};
       nanosleep(&ts, NULL);

@@ -65,7 +65,10 @@ void mv_solo_enter(struct mv_thread *m) {
     z = 0;
   }
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next)
-    while (o != m && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) sched_yield();
+    while (o != m && (__atomic_load_n(&o->txseq, __ATOMIC_SEQ_CST) & 1)) {
+      amber_tx_batch_please(); /* it may be a stray batch (tx/batch.c) */
+      sched_yield();
+    }
   /* Nothing commits now, but a thread descheduled inside its start (active
    * STARTING, before it sees mv.solo) holds every round back until it
    * runs again: keep trying, politely. */

@@ -79,6 +79,7 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
 }
 
 void mv_backoff(struct mv_thread *m) {
+  amber_tx_batch_please(); /* what it waits for may be held by a stray batch (tx/batch.c) */
   unsigned r = m->retries < 40 ? m->retries++ : m->retries;
   m->rng = m->rng * 6364136223846793005ull + 1442695040888963407ull;
   unsigned jitter = (unsigned)(m->rng >> 40);

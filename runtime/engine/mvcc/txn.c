@@ -234,6 +234,11 @@ static noreturn void outgrown(struct amber_thread *t, struct mv_thread *m, const
 }
 
 static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
+  /* A stray batch commits before it fills a quarter of the TLog (whose
+   * copies it pins until then) or its OLog record a quarter of the ring. */
+  if (t && t->batch_split && m->head > m->txstart &&
+      (m->head - m->txstart >= m->nslots / 4 || (m->head - m->txstart + 1) * (mv.block + 64) >= mv.olog_bytes / 4))
+    amber_tx_batch_split(t);
   for (;;) {
     struct mv_copy *x = mv_ring_alloc(m);
     if (x) return x;
@@ -254,8 +259,13 @@ static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
 
 /* Locks block c for copy x.  AMBER_ATOMIC transactions abort on a held
  * lock; AMBER_PERSISTENT regions wait (dooming an AMBER_ATOMIC holder),
- * parked: the holder may itself wait for reclamation (park.c). */
-static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ctl *c, struct mv_copy *x) {
+ * parked: the holder may itself wait for reclamation (park.c).  A stray
+ * batch that holds other blocks never waits: it returns 0, and the store
+ * splits the batch (commits what it holds) and tries again holding nothing,
+ * so that two batches never wait for each other (tx/batch.c).  The holder
+ * may be a stray batch whose owner is busy elsewhere: every waiter asks
+ * batches to commit (amber_tx_batch_please). */
+static int lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ctl *c, struct mv_copy *x) {
   unsigned spins = 0;
   for (;;) {
     uintptr_t z = 0;
@@ -265,13 +275,15 @@ static void lock_block(struct amber_thread *t, struct mv_thread *m, struct mv_ct
      * test/tsan, found the relaxed failure order). */
     if (__atomic_compare_exchange_n(&c->lock, &z, (uintptr_t)x, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
       mv_unpark(m);
-      return;
+      return 1;
     }
     if (z & 1u) { /* a reclaimer: it holds the lock for one block copy */
       mv_cpu_wait(&spins);
       continue;
     }
     struct mv_thread *o = ((struct mv_copy *)z)->owner;
+    if (!spins) amber_tx_batch_please();
+    if (t && t->batch_split && m->head - 1 > m->txstart) return 0;
     if (!m->persistent) {
       m->head--; /* x was never used */
       mv_restart(t, m, AMBER_ABORT_CONFLICT, 1);
@@ -317,7 +329,11 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
       x->unlinked = 0;
       x->lo = (uint32_t)mv.block;
       x->hi = 0;
-      lock_block(t, m, c, x);
+      if (!lock_block(t, m, c, x)) {
+        m->head--; /* x was never used */
+        amber_tx_batch_split(t);
+        continue; /* this piece again, in the next batch */
+      }
       /* Locked: the chain holds committed versions only and cannot change. */
       struct mv_copy *h = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
       if (m->mode != MV_LATEST) {

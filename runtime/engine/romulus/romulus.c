@@ -37,9 +37,12 @@ static struct {
   _Alignas(64) uint32_t readers;
 } rw;
 
+/* A waiter for the lock: the writer may be a stray batch whose owner is
+ * busy elsewhere; ask it to commit (tx/batch.c) each time it yields. */
 static inline void cpu_relax(unsigned *spins) {
   if (++*spins < 256) __builtin_ia32_pause();
   else {
+    amber_tx_batch_please();
     sched_yield();
     *spins = 0;
   }
@@ -160,6 +163,7 @@ struct rom_log {
   size_t n, cap;
   uint64_t *set;   /* open addressing; entry = offset + 1, 0 = empty */
   size_t setcap;
+  uint64_t last;   /* the line add_line logged last, + 1 (0: none): sequential stores skip the set */
   int mutating;    /* state MUTATING was made durable by this transaction */
   int unlogged;    /* code outside amber may have written main anywhere */
 };
@@ -227,6 +231,7 @@ static void log_reset(struct rom_log *l) {
     memset(l->set, 0, l->setcap * sizeof *l->set);
   }
   l->n = 0;
+  l->last = 0;
   l->mutating = 0;
   l->unlogged = 0;
 }
@@ -443,8 +448,9 @@ static void rom_vwrite(struct amber_thread *t, void *addr, size_t n) {
 
 static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
   /* In a transaction main is the truth (the lock keeps writers out, or this
-   * is the writer); outside, main may hold a running writer's stores. */
-  if (t->depth) memcpy(dst, addr, n);
+   * is the writer: a stray batch too); outside, main may hold a running
+   * writer's stores. */
+  if (t->depth || t->batch) memcpy(dst, addr, n);
   else read_committed(addr, dst, n, heap);
 }
 
@@ -463,7 +469,11 @@ static void rom_store(struct amber_thread *t, void *addr, const void *src, size_
   struct rom_log *l = log_of(t);
   begin_mutation(t, l);
   uint64_t off = (uint64_t)((char *)addr - heap->data);
-  for (uint64_t line = off & ~(uint64_t)(AMBER_LINE - 1); line < off + n; line += AMBER_LINE) add_line(l, line);
+  uint64_t first = off & ~(uint64_t)(AMBER_LINE - 1);
+  if (first + 1 != l->last || off + n > first + AMBER_LINE) { /* not the line stored last */
+    for (uint64_t line = first; line < off + n; line += AMBER_LINE) add_line(l, line);
+    l->last = first + 1;
+  }
   memmove(addr, src, n);
   amber_pm_wrote(addr, n);
 }
