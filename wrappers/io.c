@@ -174,33 +174,39 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen) {
 }
 
 ssize_t recv(int fd, void *buf, size_t n, int flags) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(recv)(fd, buf, n, flags);
   READ_LIKE("recv", REAL(recv)(fd, p, n, flags));
 }
 
 ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *fromlen) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(recvfrom)(fd, buf, n, flags, from, fromlen);
   READ_LIKE("recvfrom", REAL(recvfrom)(fd, p, n, flags, from, fromlen));
 }
 
 ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(__recv_chk)(fd, buf, n, buflen, flags);
   if (n > buflen) __chk_fail();
   READ_LIKE("recv", REAL(recv)(fd, p, n, flags));
 }
 
 ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags, struct sockaddr *from, socklen_t *fromlen) {
+  amber_interpose_sync();
   if (!INTO(buf, n)) return REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, from, fromlen);
   if (n > buflen) __chk_fail();
   READ_LIKE("recvfrom", REAL(recvfrom)(fd, p, n, flags, from, fromlen));
 }
 
 ssize_t send(int fd, const void *buf, size_t n, int flags) {
+  amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(send)(fd, buf, n, flags);
   WRITE_LIKE("send", REAL(send)(fd, p, n, flags));
 }
 
 ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t tolen) {
+  amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(sendto)(fd, buf, n, flags, to, tolen);
   WRITE_LIKE("sendto", REAL(sendto)(fd, p, n, flags, to, tolen));
 }
@@ -258,6 +264,7 @@ size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
 }
 
 size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f) {
+  amber_interpose_sync();
   size_t t = total(size, n);
   if (!INTO(ptr, t)) return REAL(__fread_unlocked_chk)(ptr, ptrlen, size, n, f);
   if (t > ptrlen) __chk_fail();
@@ -296,6 +303,7 @@ char *fgets(char *s, int n, FILE *f) {
 }
 
 char *fgets_unlocked(char *s, int n, FILE *f) {
+  amber_interpose_sync();
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(fgets_unlocked)(s, n, f);
   return heap_fgets("fgets_unlocked", s, n, f, 1);
 }
@@ -308,6 +316,7 @@ char *__fgets_chk(char *s, size_t size, int n, FILE *f) {
 }
 
 char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f) {
+  amber_interpose_sync();
   if (n <= 0 || !INTO(s, (size_t)n)) return REAL(__fgets_unlocked_chk)(s, size, n, f);
   if ((size_t)n > size) __chk_fail();
   return heap_fgets("fgets_unlocked", s, n, f, 1);
@@ -413,16 +422,19 @@ static int line_in_heap(char **lineptr, size_t *n) {
 }
 
 ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *f) {
+  amber_interpose_sync();
   if (__builtin_expect(!lineptr || !n || !line_in_heap(lineptr, n), 1)) return REAL(getdelim)(lineptr, n, delim, f);
   return heap_getdelim("getdelim", lineptr, n, delim, f);
 }
 
 ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *f) {
+  amber_interpose_sync();
   if (__builtin_expect(!lineptr || !n || !line_in_heap(lineptr, n), 1)) return REAL(getdelim)(lineptr, n, delim, f);
   return heap_getdelim("getdelim", lineptr, n, delim, f);
 }
 
 ssize_t getline(char **lineptr, size_t *n, FILE *f) {
+  amber_interpose_sync();
   if (__builtin_expect(!lineptr || !n || !line_in_heap(lineptr, n), 1)) return REAL(getdelim)(lineptr, n, '\n', f);
   return heap_getdelim("getline", lineptr, n, '\n', f);
 }

@@ -126,31 +126,37 @@ static void vecs_store(struct vecs *s, const char *fn, ssize_t r) {
   } while (0)
 
 ssize_t readv(int fd, const struct iovec *iov, int n) {
+  amber_interpose_sync();
   if (__builtin_expect(!any_heap(iov, n), 1)) return REAL(readv)(fd, iov, n);
   VEC_CALL("readv", 0, REAL(readv)(fd, v, n));
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int n) {
+  amber_interpose_sync();
   if (__builtin_expect(!any_heap(iov, n), 1)) return REAL(writev)(fd, iov, n);
   VEC_CALL("writev", 1, REAL(writev)(fd, v, n));
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off) {
+  amber_interpose_sync();
   if (__builtin_expect(!any_heap(iov, n), 1)) return REAL(preadv)(fd, iov, n, off);
   VEC_CALL("preadv", 0, REAL(preadv)(fd, v, n, off));
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off) {
+  amber_interpose_sync();
   if (__builtin_expect(!any_heap(iov, n), 1)) return REAL(pwritev)(fd, iov, n, off);
   VEC_CALL("pwritev", 1, REAL(pwritev)(fd, v, n, off));
 }
 
 ssize_t preadv64(int fd, const struct iovec *iov, int n, off64_t off) {
+  amber_interpose_sync();
   if (__builtin_expect(!any_heap(iov, n), 1)) return REAL(preadv64)(fd, iov, n, off);
   VEC_CALL("preadv", 0, REAL(preadv64)(fd, v, n, off));
 }
 
 ssize_t pwritev64(int fd, const struct iovec *iov, int n, off64_t off) {
+  amber_interpose_sync();
   if (__builtin_expect(!any_heap(iov, n), 1)) return REAL(pwritev64)(fd, iov, n, off);
   VEC_CALL("pwritev", 1, REAL(pwritev64)(fd, v, n, off));
 }

@@ -425,20 +425,24 @@ int amber_sscanf(const char *s, const char *fmt, ...) {
 }
 
 int amber_vfscanf(FILE *f, const char *fmt, va_list ap) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   if (PASS()) return get_vfscanf()(f, fmt, ap);
   return scan_file(GNU("vfscanf"), f, fmt, ap);
 }
 
 int amber_fscanf(FILE *f, const char *fmt, ...) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   VARARGS(fmt, PASS() ? get_vfscanf()(f, fmt, ap) : scan_file(GNU("fscanf"), f, fmt, ap));
 }
 
 int amber_vscanf(const char *fmt, va_list ap) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   if (PASS()) return get_vfscanf()(stdin, fmt, ap);
   return scan_file(GNU("vscanf"), stdin, fmt, ap);
 }
 
 int amber_scanf(const char *fmt, ...) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   VARARGS(fmt, PASS() ? get_vfscanf()(stdin, fmt, ap) : scan_file(GNU("scanf"), stdin, fmt, ap));
 }
 
@@ -452,19 +456,23 @@ int amber_isoc99_sscanf(const char *s, const char *fmt, ...) {
 }
 
 int amber_isoc99_vfscanf(FILE *f, const char *fmt, va_list ap) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   if (PASS()) return get_i_vfscanf()(f, fmt, ap);
   return scan_file(ISO("vfscanf"), f, fmt, ap);
 }
 
 int amber_isoc99_fscanf(FILE *f, const char *fmt, ...) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   VARARGS(fmt, PASS() ? get_i_vfscanf()(f, fmt, ap) : scan_file(ISO("fscanf"), f, fmt, ap));
 }
 
 int amber_isoc99_vscanf(const char *fmt, va_list ap) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   if (PASS()) return get_i_vfscanf()(stdin, fmt, ap);
   return scan_file(ISO("vscanf"), stdin, fmt, ap);
 }
 
 int amber_isoc99_scanf(const char *fmt, ...) {
+  amber_interpose_sync(); /* may block on the stream: a synchronisation point */
   VARARGS(fmt, PASS() ? get_i_vfscanf()(stdin, fmt, ap) : scan_file(ISO("scanf"), stdin, fmt, ap));
 }
