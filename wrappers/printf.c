@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "varargs.h"
 #include "wrap.h"
 
 WRAP_REAL(vfprintf)
@@ -583,15 +584,7 @@ static int to_alloc(const char *fn, char **strp, int flag, const char *fmt, va_l
 
 /* ---- the interceptors ---- */
 
-/* Straight through while no heap is open. */
-#define PASS() (__builtin_expect(!__atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED), 1))
 
-#define VARARGS(last, call)                                                    \
-  va_list ap;                                                                  \
-  va_start(ap, last);                                                          \
-  int r = call;                                                                \
-  va_end(ap);                                                                  \
-  return r
 
 int vfprintf(FILE *f, const char *fmt, va_list ap) {
   if (PASS()) return REAL(vfprintf)(f, fmt, ap);

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "varargs.h"
 #include "wrap.h"
 
 #define MAXARG 64
@@ -403,17 +404,9 @@ static int scan_file(struct flavor fl, FILE *f, const char *fmt, va_list ap) {
 
 /* ---- the interceptors ---- */
 
-/* Straight through while no heap is open. */
-#define PASS() (__builtin_expect(!__atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED), 1))
 #define GNU(n) ((struct flavor){1, n})
 #define ISO(n) ((struct flavor){0, n})
 
-#define VARARGS(last, call)                                                    \
-  va_list ap;                                                                  \
-  va_start(ap, last);                                                          \
-  int r = call;                                                                \
-  va_end(ap);                                                                  \
-  return r
 
 int amber_vsscanf(const char *s, const char *fmt, va_list ap) {
   if (PASS()) return get_vsscanf()(s, fmt, ap);

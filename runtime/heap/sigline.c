@@ -8,16 +8,21 @@ void amber_sigline_put(struct amber_sigline *l, const char *s) {
   while (*s && l->n < sizeof l->buf) l->buf[l->n++] = *s++;
 }
 
-void amber_sigline_hex(struct amber_sigline *l, uint64_t v) {
-  char d[19];
-  int i = (int)sizeof d;
+const char *amber_sigline_hex_text(char d[19], uint64_t v) {
+  int i = 18;
+  d[i] = 0;
   do {
     d[--i] = "0123456789abcdef"[v & 15];
     v >>= 4;
   } while (v);
   d[--i] = 'x';
   d[--i] = '0';
-  for (; i < (int)sizeof d && l->n < sizeof l->buf; i++) l->buf[l->n++] = d[i];
+  return d + i;
+}
+
+void amber_sigline_hex(struct amber_sigline *l, uint64_t v) {
+  char d[19];
+  amber_sigline_put(l, amber_sigline_hex_text(d, v));
 }
 
 void amber_sigline_dec(struct amber_sigline *l, uint64_t v) {

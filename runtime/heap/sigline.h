@@ -13,6 +13,8 @@ struct amber_sigline {
 
 void amber_sigline_put(struct amber_sigline *l, const char *s);
 void amber_sigline_hex(struct amber_sigline *l, uint64_t v);
+/* "0x..." of v, NUL-terminated, at the end of d; returns its start. */
+const char *amber_sigline_hex_text(char d[19], uint64_t v);
 void amber_sigline_dec(struct amber_sigline *l, uint64_t v);
 /* Writes the line and a newline to stderr, and empties it. */
 void amber_sigline_flush(struct amber_sigline *l);

@@ -11,6 +11,7 @@
  * LD_PRELOAD of libamber into it).  It is given about two seconds, then
  * killed; whatever it did not answer keeps the module+offset form. */
 #include "symbolize.h"
+#include "sigline.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -47,15 +48,7 @@ static void add(size_t *n, const char *s) {
 
 static void add_hex(size_t *n, uintptr_t v) {
   char d[19];
-  int i = (int)sizeof d;
-  d[--i] = 0;
-  do {
-    d[--i] = "0123456789abcdef"[v & 15];
-    v >>= 4;
-  } while (v);
-  d[--i] = 'x';
-  d[--i] = '0';
-  add(n, d + i);
+  add(n, amber_sigline_hex_text(d, v));
 }
 
 static long now_ms(void) {
