@@ -22,7 +22,22 @@ static void vprint(const char *prefix, const char *fmt, va_list ap) {
   (void)w;
 }
 
+/* What the program printed before the error reaches its file first, where
+ * that is safe: a stream another thread holds is left alone (waiting for it
+ * could hang the exit), and only stdout and stderr are flushed (fflush(NULL)
+ * would lock every stream).  glibc's stream locks are recursive, so a fatal
+ * error raised inside this thread's own stdio call does not deadlock here. */
+static void flush_program_output(void) {
+  FILE *streams[2] = {stdout, stderr};
+  for (int i = 0; i < 2; i++) {
+    if (!streams[i] || ftrylockfile(streams[i]) != 0) continue;
+    fflush_unlocked(streams[i]);
+    funlockfile(streams[i]);
+  }
+}
+
 noreturn void amber_fatal(const char *fmt, ...) {
+  flush_program_output();
   va_list ap;
   va_start(ap, fmt);
   vprint("error: ", fmt, ap);
