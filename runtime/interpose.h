@@ -123,6 +123,9 @@ int amber_interpose_strict(void);
 /* In the SIGSEGV handler: reports and ends the process when the fault is in
  * the heap window (heap/strict.c); returns otherwise. */
 void amber_strict_fault(const siginfo_t *si, void *uc);
+/* A fault on a page of a debugger's heap view (runtime/debugger.c): maps the
+ * heap back and returns 1 (the access is retried); else 0. */
+int amber_debug_fault(const void *addr);
 /* In the SIGBUS handler: reports and ends the process when the fault is in
  * one of the heap's mappings (a page its file cannot give: heap/fault.c);
  * returns otherwise. */

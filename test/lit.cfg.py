@@ -96,6 +96,33 @@ if _why is None:
 else:
     lit_config.note("tests that act as other users (test/security) are UNSUPPORTED: " + _why)
 
+# test/run/gdb_view.test drives gdb (with its Python) in batch mode, and
+# attaches it to a running program where ptrace allows that.
+def _gdb_features():
+    import shutil, subprocess
+    if not shutil.which("gdb"):
+        lit_config.note("gdb tests are UNSUPPORTED: gdb is missing (tools/bootstrap installs it)")
+        return
+    try:
+        r = subprocess.run(["gdb", "-nx", "-batch", "-ex", "python print('amber-py')"], capture_output=True, text=True, timeout=60)
+    except Exception:
+        return
+    if "amber-py" not in r.stdout:
+        lit_config.note("gdb tests are UNSUPPORTED: this gdb has no Python")
+        return
+    config.available_features.add("gdb")
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            scope = int(f.read().strip())
+    except (OSError, ValueError):
+        scope = 0
+    if scope == 0 or (scope == 1 and os.geteuid() == 0) or (scope == 2 and os.geteuid() == 0):
+        config.available_features.add("gdb-attach")
+    else:
+        lit_config.note("the gdb attach test is UNSUPPORTED: kernel.yama.ptrace_scope is %d" % scope)
+
+_gdb_features()
+
 # tools/amber-run preloads this build's runtime, not the default build/ one
 # (a second build directory must test its own library).
 config.environment["AMBER_LIB"] = config.amber_runtime

@@ -113,6 +113,10 @@ static int run_program_handler(int sig, siginfo_t *si, void *uc) {
 static void on_fatal(int sig, siginfo_t *si, void *uc) {
   int e = errno;
   if (amber_heap_forked && (sig == SIGSEGV || sig == SIGBUS) && amber_wrap_fork_fault(sig, si->si_addr)) _exit(2);
+  if (sig == SIGSEGV && si->si_code > 0 && !amber_heap_forked && amber_debug_fault(si->si_addr)) {
+    errno = e; /* a page a debugger's view left behind: mapped back, the access runs again */
+    return;
+  }
   if (sig == SIGSEGV && !amber_heap_forked) amber_strict_fault(si, uc); /* returns unless the fault is in the window */
   if (sig == SIGBUS && !amber_heap_forked) amber_heap_bus_fault(si, uc);  /* returns unless the fault is in the heap */
   if (__atomic_load_n(&st[sig].chain, __ATOMIC_ACQUIRE) && run_program_handler(sig, si, uc)) {

@@ -289,6 +289,7 @@ int amber_heap_map(struct amber_heap *h, int flags) {
    * may want MAP_SYNC (pm.h, amber_pm_open).  mflags is what every mapping
    * below is made with. */
   int mflags = share == MAP_SHARED && h->writable ? amber_pm_open(fd) : share;
+  h->map_flags = mflags;
   h->meta = mmap(NULL, AMBER_META_SIZE, prot, mflags, fd, 0);
   if (h->meta == MAP_FAILED) {
     h->meta = NULL;
@@ -321,6 +322,7 @@ int amber_heap_map(struct amber_heap *h, int flags) {
       return fail(h);
     }
     h->window = got;
+    h->window_prot = wprot;
   }
   /* Invariant: amber reads and writes the data area only through h->data;
    * with a window, h->data is the alias: the same file pages (MAP_SHARED), so

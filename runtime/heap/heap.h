@@ -29,6 +29,8 @@ struct amber_heap {
    * faults (heap/strict.c), and amber itself never dereferences it.
    * NULL otherwise. */
   char *window;
+  int window_prot;               /* the window's protection (PROT_NONE or PROT_READ) */
+  int map_flags;                 /* the flags every shared mapping of the file was made with (MAP_SYNC...) */
   char *engine_area;             /* mapping of the engine's area (or NULL) */
   int private_map;               /* AMBER_OPEN_PRIVATE: copy-on-write mappings */
   int creating;                  /* amber_heap_create's: the file has no name yet */

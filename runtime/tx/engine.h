@@ -23,6 +23,13 @@ struct amber_engine {
   void (*sync)(void);
   /* Optional: the thread that ran `t` is ending (outside any region). */
   void (*thread_fini)(struct amber_thread *t);
+  /* Optional: a debugger stopped the process (debugger.c).  Calls fn for
+   * each block whose bytes, as thread t would read them now (t NULL or
+   * outside a region: the latest commit; inside one: its snapshot and its
+   * own uncommitted writes), differ from the data area's: off is the
+   * block's offset in the data area.  Never waits, locks or allocates: the
+   * other threads are stopped anywhere, their locks held. */
+  void (*debug_view)(struct amber_thread *t, void (*fn)(uint64_t off, const void *bytes, size_t n, void *ctx), void *ctx);
   /* Optional: the engine's own statistics, appended to AMBER_STATS output:
    * `, "key": value` pairs when json, else indented text lines. */
   void (*stats)(FILE *f, int json);

@@ -373,6 +373,7 @@ const struct amber_engine amber_engine_mvcc = {
     .sync = mv_sync,
     .thread_fini = mv_thread_fini,
     .stats = mv_stats,
+    .debug_view = mv_debug_view,
     .area_size = mv_area_size,
     .format = mv_format,
     .validate = mv_validate,

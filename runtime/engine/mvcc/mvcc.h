@@ -460,6 +460,8 @@ struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk);
 /* Calls fn(c) for every control header installed in the table, reading
  * only the table's pages that hold one (a close costs the blocks written,
  * not the heap's size). */
+/* debug.c: the engine's debug_view (tx/engine.h). */
+void mv_debug_view(struct amber_thread *t, void (*fn)(uint64_t off, const void *bytes, size_t n, void *ctx), void *ctx);
 void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx);
 
 /* tlog.c */
