@@ -114,6 +114,7 @@ struct mv_thread {
   unsigned retries;             /* consecutive aborts, for backoff */
   uint64_t rng;
   int backoff;                  /* the pending abort wants a backoff */
+  int eager_next;               /* the next begin waits out the ORDO boundary (an uncertain version aborted this one) */
   char *slab;                   /* control-header allocator */
   size_t slab_left;
   struct mv_ctl *spare;         /* lost an install race: reuse */

@@ -1,9 +1,15 @@
 /* Transactions of the MVCC engine: begin, load, store, commit, abort, and
  * the three isolation levels (docs/engines/mvcc.md).
  *
- * local-ts = new_time(get_time() + boundary): certainly after every commit
- * timestamp drawn before the transaction began, so a transaction sees every
- * transaction that committed before it started (on any thread). */
+ * Real-time order (docs/engines/mvcc.md, invariant 4): local-ts is the
+ * clock at begin, with no wait; instead a transaction returns only once the
+ * clock is past R + 2 boundaries, R the largest commit-ts it drew, read or
+ * overwrote (wait_return).  So a transaction that begins after another
+ * returned reads a clock above that one's R + boundary on any core, and
+ * sees all of it; a version whose commit-ts is uncertain to a snapshot was
+ * seen by no transaction that had returned when the snapshot was taken, so
+ * "uncertain counts as not older" never hides what must be seen.  A
+ * read-only transaction that read no recent version waits for nothing. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +26,23 @@
 
 static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why, int backoff) {
   m->backoff = backoff;
+  /* A version within the boundary of local-ts may have failed it: the next
+   * attempt draws local-ts past the boundary, as if it began later. */
+  if (why == AMBER_ABORT_VALIDATION || why == AMBER_ABORT_FUTURE) m->eager_next = 1;
   amber_tx_restart(t, why);
+}
+
+/* Before a transaction returns to the program: the clock past r + 2
+ * boundaries, r the largest commit-ts it drew, read or overwrote (0: none).
+ * A transaction that begins after this one returns then reads a clock above
+ * r + boundary on any core: every version this one saw or made is certainly
+ * older than its local-ts.  Old versions (the common read) cost one clock
+ * read. */
+static inline void wait_return(uint64_t r) {
+  if (!r || amber_ordo_clk.mode != AMBER_ORDO_TSC) return; /* the logical clock waited at begin */
+  uint64_t b = amber_ordo_boundary();
+  if (__builtin_expect(amber_ordo_get_time() > r + 2 * b, 1)) return;
+  amber_ordo_new_time(r + b);
 }
 
 static void publish_end(struct mv_thread *m) {
@@ -60,7 +82,14 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
    * the waiters start first (solo.c). */
   if (__builtin_expect(waited, 0)) __atomic_sub_fetch(&mv.solo_waiters, 1, __ATOMIC_RELEASE);
   uint64_t now = amber_ordo_get_time();
-  m->local = wait_boundary ? amber_ordo_new_time(now + amber_ordo_boundary()) : now;
+  /* The logical clock (no TSC) keeps the wait at begin: one increment, and
+   * wait_return's argument needs a real clock. */
+  if (wait_boundary || m->eager_next || amber_ordo_clk.mode != AMBER_ORDO_TSC) {
+    m->local = amber_ordo_new_time(now + amber_ordo_boundary());
+    m->eager_next = 0;
+  } else {
+    m->local = now;
+  }
   __atomic_store_n(&m->active, m->local, __ATOMIC_SEQ_CST);
 }
 
@@ -89,7 +118,7 @@ void mv_begin(struct amber_thread *t) {
     mv_solo_enter(m);
   }
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
-  publish_start(m, !m->persistent || m->solo);
+  publish_start(m, m->solo);
   if (m->solo) mv_solo_started(m);
   /* Ordinary memory (vmem.c): AMBER_PERSISTENT regions take isolation from
    * the program's locks, and an irrevocable transaction runs alone. */
@@ -152,6 +181,7 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
     }
     /* Uncertain counts as "not older". */
     if (amber_ordo_cmp_time(v->cts, m->local) < 0) {
+      if (v->cts > m->maxseen) m->maxseen = v->cts; /* for wait_return; below local-ts, so no effect on commit-ts */
       note_dep(m, v);
       return v->data;
     }
@@ -181,7 +211,9 @@ static void rs_push(struct mv_thread *m, uint64_t blk) {
  * committed state, protected from reclamation like a transaction. */
 static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n) {
   int mode = m->mode;
+  uint64_t seen = m->maxseen;
   m->mode = MV_LATEST;
+  m->maxseen = 0;
   publish_start(m, 0);
   while (n) {
     uint64_t blk, in;
@@ -193,6 +225,8 @@ static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n
   }
   publish_end(m);
   m->mode = mode;
+  wait_return(m->maxseen); /* a region that begins after this read sees what it read */
+  m->maxseen = seen;
 }
 
 void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
@@ -344,9 +378,8 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
           m->head--;
           mv_restart(t, m, m->mode == MV_LIN ? AMBER_ABORT_FUTURE : AMBER_ABORT_VALIDATION, 1);
         }
-      } else if (h && h->cts > m->maxseen) {
-        m->maxseen = h->cts;
       }
+      if (h && h->cts > m->maxseen) m->maxseen = h->cts;
       if (h) note_dep(m, h);
       const char *k = h ? NULL : __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE);
       memcpy(x->data, h ? h->data : k ? k : mv.base + (blk << mv.shift), mv.block);
@@ -437,6 +470,7 @@ static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
   end_tx(m);
   m->retries = 0;
   mv_vquiesce(m, cts);
+  wait_return(cts);
 }
 
 void mv_commit(struct amber_thread *t) {
@@ -452,6 +486,7 @@ void mv_commit(struct amber_thread *t) {
   if (m->head == m->txstart && !m->nvw) { /* read-only: nothing shared was written */
     end_tx(m);
     m->retries = 0;
+    wait_return(m->maxseen);
     return;
   }
   if (m->head == m->txstart) {
@@ -525,6 +560,7 @@ void mv_commit(struct amber_thread *t) {
   m->retries = 0;
   if (vw) mv_vquiesce(m, cts);
   if (mv.eager) eager_writeback(m, cts);
+  wait_return(cts);
 }
 
 void mv_abort(struct amber_thread *t) {
@@ -545,6 +581,8 @@ void mv_abort(struct amber_thread *t) {
   m->head = m->txstart; /* never linked: nobody else saw these copies */
   mv_vabort(m);
   end_tx(m);
+  /* A cancelled region returns to the program, which may act on what it read. */
+  if (t->undoing == AMBER_ABORT_CANCEL) wait_return(m->maxseen);
   if (m->backoff) {
     m->backoff = 0;
     mv_backoff(m);

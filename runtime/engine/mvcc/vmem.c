@@ -47,6 +47,9 @@ static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(ui
 
 static noreturn void vrestart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why) {
   m->backoff = 1;
+  /* As txn.c's mv_restart: a word version within the boundary of local-ts
+   * may have failed it; the next attempt's local-ts is past the boundary. */
+  if (why == AMBER_ABORT_VALIDATION || why == AMBER_ABORT_FUTURE) m->eager_next = 1;
   m->vconflicts++;
   amber_tx_restart(t, why);
 }
@@ -70,6 +73,7 @@ static void held_elsewhere(struct amber_thread *t, struct mv_thread *m, const ui
 static inline void check_version(struct amber_thread *t, struct mv_thread *m, uint64_t v) {
   if (__builtin_expect(!(amber_ordo_cmp_time(v >> 1, m->local) < 0), 0))
     vrestart(t, m, m->mode == MV_LIN ? AMBER_ABORT_FUTURE : AMBER_ABORT_VALIDATION);
+  if ((v >> 1) > m->maxseen) m->maxseen = v >> 1; /* the wait before return (txn.c, wait_return) */
 }
 
 static void grow(void **p, size_t *cap, size_t elem) {
