@@ -200,9 +200,14 @@ void forEachAnnotated(
 llvm::SmallVector<llvm::GlobalVariable *, 4> unisolatedGlobals(llvm::Module &M);
 // Also emits the clone table amber.clones and registers it when non-empty,
 // and likewise the module's AMBER_UNISOLATED variables.
+// And the code table amber.code of CodeFns (addressTakenFunctions, taken
+// before the clones exist), registered when non-empty.
 void emitModuleCtor(
     llvm::Module &M,
-    llvm::ArrayRef<std::pair<llvm::Function *, llvm::Function *>> CloneTable);
+    llvm::ArrayRef<std::pair<llvm::Function *, llvm::Function *>> CloneTable,
+    llvm::ArrayRef<llvm::Function *> CodeFns);
+// The functions whose address the module takes, defined there or not.
+llvm::SmallVector<llvm::Function *, 8> addressTakenFunctions(llvm::Module &M);
 
 } // namespace amber
 

@@ -51,8 +51,15 @@ cl::opt<bool> ClCalls(
     cl::desc("Rewrite libc calls and mark calls to unseen code irrevocable"));
 } // namespace amber
 
+static cl::opt<bool> ClCodePointers(
+    "amber-code-pointers", cl::init(true), cl::Hidden,
+    cl::desc("Load and store pointer-typed values through __amber_loadp / "
+             "__amber_storep, which keep code addresses valid in the heap"));
+
 STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
+STATISTIC(NumPtrLoads, "Number of pointer loads instrumented (__amber_loadp)");
+STATISTIC(NumPtrStores, "Number of pointer stores instrumented (__amber_storep)");
 STATISTIC(NumLoadsN, "Number of loads instrumented (generic callback)");
 STATISTIC(NumStoresN, "Number of stores instrumented (generic callback)");
 STATISTIC(NumAtomics, "Number of atomic accesses instrumented");
@@ -114,6 +121,7 @@ private:
 
   bool skipAddress(Value *Addr);
   unsigned sizedBytes(Type *T); // 1/2/4/8 for a sized callback, else 0
+  bool isCodeCarrier(Type *T);  // loaded/stored through __amber_loadp/storep
   Value *toInt(IRBuilder<> &B, Value *V, unsigned Bytes);
   Value *fromInt(IRBuilder<> &B, Value *V, Type *T);
   AllocaInst *tempAlloca(Type *T);
@@ -221,6 +229,12 @@ bool Instrumenter::skipAddress(Value *Addr) {
 
 unsigned Instrumenter::sizedBytes(Type *T) { return callbackBytes(DL, T); }
 
+// A value that may be a code address: a pointer of address space 0, 8 bytes.
+bool Instrumenter::isCodeCarrier(Type *T) {
+  return ClCodePointers && T->isPointerTy() && T->getPointerAddressSpace() == 0 &&
+         DL.getTypeStoreSize(T) == 8;
+}
+
 Value *Instrumenter::toInt(IRBuilder<> &B, Value *V, unsigned Bytes) {
   Type *IT = B.getIntNTy(Bytes * 8);
   Type *T = V->getType();
@@ -283,7 +297,13 @@ bool Instrumenter::instrumentLoad(LoadInst *LI) {
   Value *Addr = LI->getPointerOperand();
   IRBuilder<> B(LI);
   Value *V;
-  if (unsigned N = sizedBytes(T)) {
+  if (isCodeCarrier(T)) {
+    // A pointer may hold a code handle (docs/guide.md, "Function pointers
+    // in the heap"): __amber_loadp gives back the current address.
+    V = emit(B, "loadp", 0, B.getInt64Ty(), {Ptr}, {Addr}, false);
+    V = B.CreateIntToPtr(V, T);
+    ++NumPtrLoads;
+  } else if (unsigned N = sizedBytes(T)) {
     Type *IT = B.getIntNTy(N * 8);
     V = emit(B, "load", N, IT, {Ptr}, {Addr}, false);
     V = fromInt(B, V, T);
@@ -311,7 +331,12 @@ bool Instrumenter::instrumentStore(StoreInst *SI) {
   Type *T = V->getType();
   Value *Addr = SI->getPointerOperand();
   IRBuilder<> B(SI);
-  if (unsigned N = sizedBytes(T)) {
+  if (isCodeCarrier(T)) {
+    // A code address stored into the heap becomes a handle (__amber_storep).
+    emit(B, "storep", 0, B.getVoidTy(), {Ptr, B.getInt64Ty()},
+         {Addr, B.CreatePtrToInt(V, B.getInt64Ty())}, true);
+    ++NumPtrStores;
+  } else if (unsigned N = sizedBytes(T)) {
     emit(B, "store", N, B.getVoidTy(), {Ptr, B.getIntNTy(N * 8)},
          {Addr, toInt(B, V, N)}, true);
     ++NumStores;
@@ -602,6 +627,8 @@ bool instrumentModule(Module &M) {
   // Library calls given heap pointers (ExternalCalls.cpp), on the calls as
   // the program wrote them: before any is rewritten or cloned.
   remarkExternalCalls(M);
+  // Before the clone table and __amber_clone_of take every address.
+  SmallVector<Function *, 8> CodeFns = addressTakenFunctions(M);
   SmallVector<std::pair<Function *, Function *>, 16> CloneTable;
   SmallVector<Function *, 16> Fns = makeClones(M, CloneTable);
   auto Descs = moduleDescriptors(M);
@@ -670,8 +697,8 @@ bool instrumentModule(Module &M) {
   bool OutsideChanged = instrumentOutsideModule(M);
 
   if (!Fns.empty() || !Descs.empty() || OutsideChanged ||
-      !unisolatedGlobals(M).empty())
-    emitModuleCtor(M, CloneTable);
+      !unisolatedGlobals(M).empty() || !CodeFns.empty())
+    emitModuleCtor(M, CloneTable, CodeFns);
   M.getOrInsertNamedMetadata(InstrumentedMD);
   return true;
 }

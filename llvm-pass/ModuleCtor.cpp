@@ -4,6 +4,7 @@
 //   if (&__amber_module_init == 0) { write(2, <message>); _exit(2); }
 //   __amber_module_init(AMBER_ABI_VERSION);
 //   __amber_register_clones(amber.clones, n);   (when the module has clones)
+//   __amber_register_code(amber.code, n);  (functions whose address is taken)
 //   __amber_register_unisolated(amber.unisolated, n);
 //                               (when it defines AMBER_UNISOLATED variables)
 // All ABI symbols are extern_weak, so without the runtime the program starts,
@@ -44,6 +45,63 @@ emitCloneTable(Module &M, ArrayRef<std::pair<Function *, Function *>> Table) {
   return GV;
 }
 
+// The functions whose address the module takes (defined here or not):
+// the code addresses it may store into the heap, with the names a later run
+// finds them by (docs/guide.md, "Function pointers in the heap").
+SmallVector<Function *, 8> addressTakenFunctions(Module &M) {
+  SmallVector<Function *, 8> Out;
+  for (Function &F : M) {
+    if (F.isIntrinsic() || F.getName().empty() || isAbiName(F.getName()) ||
+        F.getName().startswith("amber.") || isRegionFunction(F) ||
+        isCloneFunction(F) || F.hasAvailableExternallyLinkage())
+      continue;
+    if (F.hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/false,
+                          /*IgnoreAssumeLikeCalls=*/true,
+                          /*IgnoreLLVMUsed=*/true))
+      Out.push_back(&F);
+  }
+  return Out;
+}
+
+// The name a code address is kept under: the symbol's, and for a function
+// with internal linkage "<source file's base name>:<name>" (two files may
+// each have a static function of that name).
+static std::string codeName(const Function &F) {
+  if (!F.hasLocalLinkage())
+    return F.getName().str();
+  StringRef Src = F.getParent()->getSourceFileName();
+  size_t Slash = Src.find_last_of('/');
+  if (Slash != StringRef::npos)
+    Src = Src.substr(Slash + 1);
+  return (Src + ":" + F.getName()).str();
+}
+
+// @amber.code: private constant [n x struct __amber_code { fn, name }].
+static GlobalVariable *emitCodeTable(Module &M, ArrayRef<Function *> Fns) {
+  LLVMContext &C = M.getContext();
+  auto *Ptr = PointerType::getUnqual(C);
+  StructType *EntryTy = StructType::getTypeByName(C, "struct.__amber_code");
+  if (!EntryTy)
+    EntryTy = StructType::create(C, {Ptr, Ptr}, "struct.__amber_code");
+  SmallVector<Constant *, 16> Entries;
+  for (Function *F : Fns) {
+    Constant *Name = ConstantDataArray::getString(C, codeName(*F));
+    auto *NameGV = new GlobalVariable(M, Name->getType(), /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage, Name,
+                                      "amber.code.name");
+    NameGV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    NameGV->setAlignment(Align(1));
+    Entries.push_back(ConstantStruct::get(EntryTy, {F, NameGV}));
+  }
+  auto *ArrTy = ArrayType::get(EntryTy, Entries.size());
+  auto *GV = new GlobalVariable(M, ArrTy, /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage,
+                                ConstantArray::get(ArrTy, Entries),
+                                "amber.code");
+  GV->setAlignment(Align(8));
+  return GV;
+}
+
 // The variables defined here with __attribute__((annotate("amber.unisolated")))
 // (AMBER_UNISOLATED), from llvm.global.annotations.
 SmallVector<GlobalVariable *, 4> unisolatedGlobals(Module &M) {
@@ -80,7 +138,8 @@ static GlobalVariable *emitRangeTable(Module &M,
 }
 
 void emitModuleCtor(Module &M,
-                    ArrayRef<std::pair<Function *, Function *>> CloneTable) {
+                    ArrayRef<std::pair<Function *, Function *>> CloneTable,
+                    ArrayRef<Function *> CodeFns) {
   if (M.getFunction(CtorName))
     return;
   LLVMContext &C = M.getContext();
@@ -124,6 +183,12 @@ void emitModuleCtor(Module &M,
         M, "__amber_register_clones", FunctionType::get(Void, {Ptr, SizeT}, false));
     B.CreateCall(Register,
                  {Table, ConstantInt::get(SizeT, CloneTable.size())});
+  }
+  if (!CodeFns.empty()) {
+    GlobalVariable *Table = emitCodeTable(M, CodeFns);
+    FunctionCallee Register = abiFunction(
+        M, "__amber_register_code", FunctionType::get(Void, {Ptr, SizeT}, false));
+    B.CreateCall(Register, {Table, ConstantInt::get(SizeT, CodeFns.size())});
   }
   SmallVector<GlobalVariable *, 4> Unisolated = unisolatedGlobals(M);
   if (!Unisolated.empty()) {

@@ -15,7 +15,8 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 2 /* 2: __amber_run returns whether the region was cancelled */
+#define AMBER_ABI_VERSION 3 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
+                              __amber_loadp / __amber_storep */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -84,6 +85,12 @@ void __amber_store2(void *p, uint16_t v);
 void __amber_store4(void *p, uint32_t v);
 void __amber_store8(void *p, uint64_t v);
 void __amber_storen(void *dst, const void *src, size_t n);
+/* Loads and stores of pointer-typed values (8 bytes): a code address stored
+ * into the heap becomes a handle naming its function (docs/guide.md,
+ * "Function pointers in the heap"), and a handle loaded becomes the
+ * function's address in this process. */
+uint64_t __amber_loadp(const void *p);
+void __amber_storep(void *p, uint64_t v);
 
 /* Atomic read-modify-write; `op` is LLVM's AtomicRMWInst::BinOp value
  * (0 xchg, 1 add, 2 sub, 3 and, 4 nand, 5 or, 6 xor, 7 max, 8 min, 9 umax,
@@ -149,6 +156,15 @@ struct __amber_range {
   size_t size;
 };
 void __amber_register_unisolated(const struct __amber_range *table, size_t n);
+/* The functions of a module whose address is taken (defined there or not),
+ * registered by its constructor: the names a code address stored in the
+ * heap is kept under.  `name` is the symbol name; for a function with
+ * internal linkage, "<source file's base name>:<name>". */
+struct __amber_code {
+  void *fn;
+  const char *name;
+};
+void __amber_register_code(const struct __amber_code *table, size_t n);
 /* Inside a region, before an indirect call or a call to a function defined
  * in another module: returns the clone of `fn` when one is registered;
  * otherwise calls __amber_irrevocable() and returns `fn` itself. */
@@ -194,6 +210,8 @@ AMBER_OUTSIDE_CC void __amber_outside_store2(void *p, uint16_t v, const char *si
 AMBER_OUTSIDE_CC void __amber_outside_store4(void *p, uint32_t v, const char *site);
 AMBER_OUTSIDE_CC void __amber_outside_store8(void *p, uint64_t v, const char *site);
 AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t n, const char *site);
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_loadp(const void *p);
+AMBER_OUTSIDE_CC void __amber_outside_storep(void *p, uint64_t v, const char *site);
 AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw1(void *p, uint8_t v, int op, const char *site);
 AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw2(void *p, uint16_t v, int op, const char *site);
 AMBER_OUTSIDE_CC amber_word_t __amber_outside_rmw4(void *p, uint32_t v, int op, const char *site);

@@ -13,6 +13,7 @@
 #include "heap/fault.h"
 #include "heap/strict.h"
 #include "heap/window.h"
+#include "entry/code.h"
 #include "stats.h"
 #include "tx/alloc.h"
 #include "tx/engine.h"
@@ -184,3 +185,5 @@ struct amber_thread *amber_interpose_thread(void) { return amber_thread(); }
 /* ---- fatal signals ---- */
 
 int amber_interpose_strict(void) { return amber_the_heap.window != NULL; }
+
+void amber_interpose_code_loaded(void *dst, const void *src, size_t n) { amber_code_fix_loaded(dst, src, n); }

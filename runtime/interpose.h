@@ -123,6 +123,13 @@ int amber_interpose_strict(void);
 /* In the SIGSEGV handler: reports and ends the process when the fault is in
  * the heap window (heap/strict.c); returns otherwise. */
 void amber_strict_fault(const siginfo_t *si, void *uc);
+/* In the SIGSEGV handler: reports and ends the process when the fault is
+ * the call of a code handle whose function is gone (entry/code.c);
+ * returns otherwise. */
+void amber_code_fault(const siginfo_t *si, void *uc);
+/* After a copy of n bytes from the heap at src to ordinary memory at dst:
+ * the code handles in it become this process's code addresses. */
+void amber_interpose_code_loaded(void *dst, const void *src, size_t n);
 /* A fault on a page of a debugger's heap view (runtime/debugger.c): maps the
  * heap back and returns 1 (the access is retried); else 0. */
 int amber_debug_fault(const void *addr);

@@ -54,6 +54,7 @@ static void *heap_move(const char *fn, void *dst, const void *src, size_t n) {
     amber_interpose_write_tx(fn, dst, move_fn, &r);
   } else {
     amber_wrap_read(dst, src, n);
+    amber_interpose_code_loaded(dst, src, n);
   }
   return dst;
 }

@@ -15,7 +15,8 @@
  * system call) are not seen; the handler they install simply runs.
  *
  * SIGSEGV is also how strict mode (runtime/heap/strict.c) sees code amber did
- * not instrument touch the heap's canonical window, so while the heap is
+ * not instrument touch the heap's canonical window, and how the call of a
+ * code handle whose function is gone shows (runtime/entry/code.c), so while the heap is
  * open amber's handler is installed for it whatever the statistics
  * options, and stays installed when the program sets its own handler: it
  * "chains".  A window fault is reported (and ends the process) first; for
@@ -118,6 +119,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
     return;
   }
   if (sig == SIGSEGV && !amber_heap_forked) amber_strict_fault(si, uc); /* returns unless the fault is in the window */
+  if (sig == SIGSEGV) amber_code_fault(si, uc); /* returns unless a code handle was called */
   if (sig == SIGBUS && !amber_heap_forked) amber_heap_bus_fault(si, uc);  /* returns unless the fault is in the heap */
   if (__atomic_load_n(&st[sig].chain, __ATOMIC_ACQUIRE) && run_program_handler(sig, si, uc)) {
     errno = e;
@@ -150,9 +152,10 @@ void amber_wrap_signals_install(void) {
   lock_take(&saved);
   for (int i = 0; i < NSIGS; i++) {
     int sig = fatal[i];
-    /* SIGSEGV: strict mode's faults, SIGBUS: the heap's pages, reported
-     * whatever the program set. */
-    int chain = (sig == SIGSEGV && amber_interpose_strict()) || sig == SIGBUS;
+    /* SIGSEGV: strict mode's faults and calls of code handles whose
+     * function is gone (runtime/entry/code.c), SIGBUS: the heap's pages,
+     * reported whatever the program set. */
+    int chain = sig == SIGSEGV || sig == SIGBUS;
     if (!stats && !chain) continue;
     struct sigaction cur;
     if (st[sig].tracked || REAL(sigaction)(sig, NULL, &cur) != 0) continue;

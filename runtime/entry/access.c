@@ -12,6 +12,7 @@
 #include "tx/op.h"
 #include "heap/window.h"
 #include "tx/tx.h"
+#include "code.h"
 
 static inline void check_span(const void *p, size_t n) {
   if (__builtin_expect(!amber_in_heap((const char *)p + n - 1), 0))
@@ -103,6 +104,19 @@ void __amber_storen(void *dst, const void *src, size_t n) {
   if (n) do_store(dst, src, n);
 }
 
+/* Pointer-typed accesses: only a store into the heap may turn a code
+ * address into a handle (entry/code.c); a load turns a handle back,
+ * wherever it came from. */
+uint64_t __amber_loadp(const void *p) {
+  uint64_t v;
+  do_load(p, &v, 8);
+  return amber_code_from_handle(v);
+}
+void __amber_storep(void *p, uint64_t v) {
+  if (amber_in_heap(p)) v = amber_code_to_handle(v, p);
+  do_store(p, &v, 8);
+}
+
 /* ---- the cold side of the range checks outside regions ---- */
 #if defined(__x86_64__) && !__has_attribute(preserve_most)
 #error "the amber runtime needs the preserve_most calling convention (clang) on x86-64: the pass calls __amber_outside_* with it"
@@ -139,6 +153,14 @@ AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t 
   if (!n) return;
   __amber_stray_store(site, dst);
   do_store(dst, src, n);
+}
+AMBER_OUTSIDE_CC amber_word_t __amber_outside_loadp(const void *p) {
+  outside_usable(p);
+  return (amber_word_t){__amber_loadp(p), 0};
+}
+AMBER_OUTSIDE_CC void __amber_outside_storep(void *p, uint64_t v, const char *site) {
+  __amber_stray_store(site, p);
+  __amber_storep(p, v);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);

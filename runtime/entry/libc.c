@@ -13,6 +13,7 @@
 #include "base/diag.h"
 #include "tx/op.h"
 #include "tx/tx.h"
+#include "code.h"
 
 #define CHUNK 256
 
@@ -48,13 +49,17 @@ static inline void *seen(const void *s, void *r) {
 void *__amber_memcpy(void *dst, const void *src, size_t n) {
   if (!n) return dst;
   if (amber_in_heap(dst)) {
-    if (direct(src) && !amber_in_heap(src)) {
+    /* Code addresses copied into the heap become handles (entry/code.c);
+     * handles copied within the heap stay handles. */
+    int code = !amber_in_heap(src) && n >= 8 && amber_code_may_hold(src, dst, n);
+    if (direct(src) && !amber_in_heap(src) && !code) {
       __amber_storen(dst, src, n);
     } else {
       char buf[CHUNK];
       for (size_t i = 0; i < n; i += CHUNK) {
         size_t k = n - i < CHUNK ? n - i : CHUNK;
         __amber_loadn(buf, (const char *)src + i, k);
+        if (code) amber_code_fix_stored(buf, (char *)dst + i, k);
         __amber_storen((char *)dst + i, buf, k);
       }
     }
@@ -64,10 +69,19 @@ void *__amber_memcpy(void *dst, const void *src, size_t n) {
    * recorded bytes); a volatile source needs no capture for the same reason. */
   struct amber_thread *t = amber_thread();
   if (t->op == AMBER_OP_REPLAY) return dst;
-  if (!t->depth) return amber_in_heap(src) ? (__amber_loadn(dst, src, n), dst) : memcpy(dst, src, n);
+  if (!t->depth) {
+    if (!amber_in_heap(src)) return memcpy(dst, src, n);
+    __amber_loadn(dst, src, n);
+    amber_code_fix_loaded(dst, src, n); /* handles become this process's code addresses */
+    return dst;
+  }
   amber_tx_vclaim(t, dst, n);
-  if (amber_in_heap(src)) __amber_loadn(dst, src, n);
-  else amber_tx_vread(t, src, dst, n);
+  if (amber_in_heap(src)) {
+    __amber_loadn(dst, src, n);
+    amber_code_fix_loaded(dst, src, n);
+  } else {
+    amber_tx_vread(t, src, dst, n);
+  }
   return dst;
 }
 

@@ -7,7 +7,7 @@
 
 #include "ordo/cpu.h" /* struct amber_ordo_fingerprint, part of the ORDO record */
 
-#define AMBER_FORMAT_VERSION 8
+#define AMBER_FORMAT_VERSION 9
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
 #define AMBER_PAGE 4096u
@@ -16,8 +16,25 @@
 #define AMBER_STATUS_OFFSET 4096u
 #define AMBER_ORDO_OFFSET 8192u   /* two ORDO record slots */
 #define AMBER_ORDO_SLOT 256u
+/* The code name table (heap/codenames.c): the symbol name of every code
+ * address stored in the heap, as a handle (AMBER_CODE_TAG), from here to
+ * the end of the metadata area. */
+#define AMBER_CODENAMES_OFFSET 16384u
+#define AMBER_CODE_TAG 0xAB1Eull /* bits 48..63 of a handle: a non-canonical address */
+#define AMBER_CODE_MAX_NAME 1024u
 #define AMBER_MIN_DATA (1ull << 20)
 #define AMBER_MAX_DATA (1ull << 40)
+
+/* One record of the code name table: a handle (AMBER_CODE_TAG << 48 |
+ * the low 48 bits of the FNV-1a 64 hash of the name), the name's length,
+ * a CRC-32C of the handle, the length and the name; then the name (no NUL),
+ * padded to 8 bytes.  Records follow each other; the first that is not
+ * valid ends the table. */
+struct amber_codename_rec {
+  uint64_t handle;
+  uint32_t len; /* 1 .. AMBER_CODE_MAX_NAME */
+  uint32_t crc; /* crc32c of handle, len, then the name */
+};
 
 enum amber_engine_id { AMBER_ENGINE_ROMULUS = 1, AMBER_ENGINE_MVCC = 2, AMBER_ENGINE_HTM = 3 };
 

@@ -11,7 +11,7 @@ target triple = "x86_64-unknown-linux-gnu"
 ; CHECK: @amber.clones = private constant [3 x %struct.__amber_clone] [%struct.__amber_clone { ptr @f, ptr @__amber_tx_f }, %struct.__amber_clone { ptr @helper, ptr @__amber_tx_helper }, %struct.__amber_clone { ptr @g, ptr @__amber_tx_g }], align 8
 ; CHECK-LABEL: define internal void @amber.module_ctor()
 ; CHECK: init:
-; CHECK-NEXT: call void @__amber_module_init(i32 2)
+; CHECK-NEXT: call void @__amber_module_init(i32 3)
 ; CHECK-NEXT: call void @__amber_register_clones(ptr @amber.clones, i64 3)
 ; CHECK-NEXT: ret void
 ; CHECK: declare extern_weak void @__amber_register_clones(ptr, i64)

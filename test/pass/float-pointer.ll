@@ -1,5 +1,6 @@
-; float, double and pointers go through the sized callbacks with a bitcast
-; or ptrtoint/inttoptr.
+; float and double go through the sized callbacks with a bitcast; pointers
+; through __amber_loadp / __amber_storep (which keep code addresses valid in
+; the heap) with ptrtoint/inttoptr.
 ; RUN: %opt_amber -S %s | FileCheck %s
 
 ; CHECK-LABEL: define ptr @__amber_tx_f(
@@ -7,14 +8,14 @@
 ; CHECK-NEXT: %x = bitcast i32 %[[F]] to float
 ; CHECK: %[[D:.*]] = call i64 @__amber_load8(ptr %q)
 ; CHECK-NEXT: %y = bitcast i64 %[[D]] to double
-; CHECK: %[[P:.*]] = call i64 @__amber_load8(ptr %r)
+; CHECK: %[[P:.*]] = call i64 @__amber_loadp(ptr %r)
 ; CHECK-NEXT: %z = inttoptr i64 %[[P]] to ptr
 ; CHECK: %[[FI:.*]] = bitcast float %x to i32
 ; CHECK-NEXT: call void @__amber_store4(ptr %q, i32 %[[FI]])
 ; CHECK: %[[DI:.*]] = bitcast double %y to i64
 ; CHECK-NEXT: call void @__amber_store8(ptr %p, i64 %[[DI]])
 ; CHECK: %[[PI:.*]] = ptrtoint ptr %z to i64
-; CHECK-NEXT: call void @__amber_store8(ptr %r, i64 %[[PI]])
+; CHECK-NEXT: call void @__amber_storep(ptr %r, i64 %[[PI]])
 ; CHECK: ret ptr %z
 define ptr @f(ptr %p, ptr %q, ptr %r) {
   %x = load float, ptr %p

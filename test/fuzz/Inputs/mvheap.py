@@ -17,8 +17,8 @@ REC_MAGIC, PAD_MAGIC, CKPT_MAGIC = 0x31474C4F, 0x44415050, 0x31504B43
 PAGE = 4096
 # The heap layout version (docs/format.md), for reproducing the damage on
 # an older build: set by the caller.  5: before the ring headers' c and the
-# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout).
-LAYOUT = 8
+# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs).
+LAYOUT = 9
 
 
 def crc32c(data, crc=0):
