@@ -195,11 +195,15 @@ void __amber_register_code(const struct __amber_code *table, size_t n) {
 
 /* ---- store: code address to handle ---- */
 
-static struct entry *learn_address(uint64_t v, const void *where) {
+/* The entry of code address v, named by the dynamic loader.  Not the start
+ * of a named function: an amber: error when `strict` (a pointer-typed
+ * store), else NULL (a word of a memcpy, maybe any data). */
+static struct entry *learn_address(uint64_t v, const void *where, int strict) {
   Dl_info di;
   memset(&di, 0, sizeof di);
   int found = dladdr((void *)(uintptr_t)v, &di) != 0;
   if (!found || !di.dli_sname || (uint64_t)(uintptr_t)di.dli_saddr != v) {
+    if (!strict) return NULL;
     const char *mod = found && di.dli_fname ? di.dli_fname : "an unknown module";
     if (found && di.dli_sname)
       amber_fatal("a code address 0x%llx (%s+0x%llx in %s) was stored into the persistent heap at %p, but it is not the "
@@ -224,7 +228,7 @@ static struct entry *learn_address(uint64_t v, const void *where) {
   return e;
 }
 
-uint64_t amber_code_to_handle(uint64_t v, const void *where) {
+static uint64_t to_handle(uint64_t v, const void *where, int strict) {
   if (plain_value(v)) return v;
   struct entry *e = map_get(__atomic_load_n(&by_addr, __ATOMIC_ACQUIRE), v);
   if (!e) {
@@ -233,7 +237,8 @@ uint64_t amber_code_to_handle(uint64_t v, const void *where) {
       refresh_ranges(0); /* a library loaded since the last scan */
       if (!in_ranges(v)) return v; /* data, not code */
     }
-    e = learn_address(v, where);
+    e = learn_address(v, where, strict);
+    if (!e) return v;
   }
   const void *meta = amber_the_heap.meta;
   if (__atomic_load_n(&e->ensured_meta, __ATOMIC_ACQUIRE) != meta) {
@@ -244,6 +249,8 @@ uint64_t amber_code_to_handle(uint64_t v, const void *where) {
   }
   return e->handle;
 }
+
+uint64_t amber_code_to_handle(uint64_t v, const void *where) { return to_handle(v, where, 1); }
 
 /* ---- load: handle to code address ---- */
 
@@ -305,7 +312,7 @@ void amber_code_fix_stored(void *buf, const void *dst, size_t n) {
   for (size_t i = skip; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, (char *)buf + i, 8);
-    uint64_t h = amber_code_to_handle(w, (const char *)dst + i);
+    uint64_t h = to_handle(w, (const char *)dst + i, 0); /* bytes of any type: only function starts */
     if (h != w) memcpy((char *)buf + i, &h, 8);
   }
 }

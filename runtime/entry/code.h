@@ -27,7 +27,9 @@ void amber_code_fix_loaded(void *dst, const void *src, size_t n);
 /* Whether n bytes at src, to be stored at heap address dst, hold a code
  * address in a word aligned at dst. */
 int amber_code_may_hold(const void *src, const void *dst, size_t n);
-/* Turns the code addresses in buf (n bytes to be stored at dst) into handles. */
+/* Turns the function addresses in buf (n bytes to be stored at dst) into
+ * handles; other words, code addresses inside functions among them, stay
+ * (the bytes may be of any type: uninitialised bytes copied with a string). */
 void amber_code_fix_stored(void *buf, const void *dst, size_t n);
 /* In the SIGSEGV handler: reports and ends the process when the fault is the
  * call of a handle (a function that is gone); returns otherwise. */
