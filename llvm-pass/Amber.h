@@ -71,6 +71,11 @@ void reportError(const llvm::Function &F, const llvm::Instruction *I,
                  llvm::StringRef FallbackFile, unsigned FallbackLine,
                  const llvm::Twine &Msg);
 
+// The same as a warning (clang: "file.c:LINE:COL: warning: ..."), at I's
+// debug location when it has one.
+void reportWarning(const llvm::Function &F, const llvm::Instruction *I,
+                   const llvm::Twine &Msg);
+
 //--- Descriptor.cpp --------------------------------------------------------
 uint64_t fnv1a64(llvm::StringRef S);
 struct DescInfo {
@@ -208,6 +213,9 @@ void emitModuleCtor(
     llvm::ArrayRef<llvm::Function *> CodeFns);
 // The functions whose address the module takes, defined there or not.
 llvm::SmallVector<llvm::Function *, 8> addressTakenFunctions(llvm::Module &M);
+// Warns at each store of a function's address as an integer to memory that
+// may be persistent: the heap would keep it raw (no handle).
+void warnCodeAsInteger(llvm::Module &M);
 
 } // namespace amber
 

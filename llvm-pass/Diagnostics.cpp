@@ -47,4 +47,10 @@ void reportError(const Function &F, const Instruction *I, StringRef File,
                                          DS_Error));
 }
 
+void reportWarning(const Function &F, const Instruction *I, const Twine &Msg) {
+  DebugLoc DL = I ? I->getDebugLoc() : DebugLoc();
+  F.getContext().diagnose(DiagnosticInfoUnsupported(
+      F, Msg, DL ? DiagnosticLocation(DL) : DiagnosticLocation(), DS_Warning));
+}
+
 } // namespace amber

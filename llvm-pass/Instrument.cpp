@@ -629,6 +629,7 @@ bool instrumentModule(Module &M) {
   remarkExternalCalls(M);
   // Before the clone table and __amber_clone_of take every address.
   SmallVector<Function *, 8> CodeFns = addressTakenFunctions(M);
+  warnCodeAsInteger(M);
   SmallVector<std::pair<Function *, Function *>, 16> CloneTable;
   SmallVector<Function *, 16> Fns = makeClones(M, CloneTable);
   auto Descs = moduleDescriptors(M);

@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
@@ -61,6 +62,39 @@ SmallVector<Function *, 8> addressTakenFunctions(Module &M) {
       Out.push_back(&F);
   }
   return Out;
+}
+
+// The function whose address V is, converted to an integer, or null.
+static Function *codeAsInteger(Value *V) {
+  Value *Op = nullptr;
+  if (auto *CE = dyn_cast<ConstantExpr>(V)) {
+    if (CE->getOpcode() == Instruction::PtrToInt)
+      Op = CE->getOperand(0);
+  } else if (auto *PI = dyn_cast<PtrToIntInst>(V)) {
+    Op = PI->getOperand(0);
+  }
+  return Op ? dyn_cast<Function>(Op->stripPointerCasts()) : nullptr;
+}
+
+void warnCodeAsInteger(Module &M) {
+  for (Function &F : M) {
+    if (F.isDeclaration() || isAbiName(F.getName()))
+      continue;
+    for (Instruction &I : instructions(F)) {
+      auto *SI = dyn_cast<StoreInst>(&I);
+      if (!SI || !SI->getValueOperand()->getType()->isIntegerTy())
+        continue;
+      Function *Code = codeAsInteger(SI->getValueOperand());
+      if (!Code || notPersistent(SI->getPointerOperand()))
+        continue;
+      reportWarning(F, SI,
+                    "amber: the address of function '" + Code->getName() +
+                        "' is stored as an integer; in the persistent heap it "
+                        "stays a raw code address that the next run or a "
+                        "rebuild cannot call: store it as a function pointer "
+                        "(docs/guide.md, \"Function pointers in the heap\")");
+    }
+  }
 }
 
 // The name a code address is kept under: the symbol's, and for a function

@@ -5,13 +5,16 @@
 // compare and copy them: the same binary again (PIE: another load address),
 // a rebuild with functions added before them (their addresses move), a
 // -no-pie build, and romulus.  A rebuild without the function stops with an
-// amber: error naming it, not a bare SIGSEGV.
+// amber: error naming it, not a bare SIGSEGV; a function's address stored
+// as an integer gets a compile-time warning naming the line.
 //
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: %amber_cc -O2 %s -o %t.d/prog
 // RUN: %amber_cc -O2 -DMOVED %s -o %t.d/moved
 // RUN: %amber_cc -O0 -DMOVED -no-pie %s -o %t.d/nopie
 // RUN: %amber_cc -O2 -DREMOVED %s -o %t.d/removed
+// A code address stored as an integer cannot be kept: a warning at the line.
+// RUN: %amber_cc -O2 -DASINT -c %s -o %t.d/asint.o 2>&1 | FileCheck %s --check-prefix=ASINT
 //
 // RUN: %run %t.d/prog set | FileCheck %s --check-prefix=SET
 // RUN: %rerun %t.d/prog call | FileCheck %s
@@ -65,6 +68,16 @@ struct root {
   struct cbs c, copy, moved_in;
   long (*out)(long);
 };
+
+#ifdef ASINT
+#include <stdint.h>
+struct iroot {
+  uintptr_t code;
+};
+void keep_as_int(struct iroot *ir) {
+  ir->code = (uintptr_t)twice; // ASINT: fnptr.c:[[@LINE]]:{{[0-9]+}}: warning: amber: the address of function 'twice' is stored as an integer; in the persistent heap it stays a raw code address
+}
+#endif
 
 /* A volatile struct copied into the heap by memcpy. */
 struct cbs vol;
