@@ -51,15 +51,18 @@ void *__amber_memcpy(void *dst, const void *src, size_t n) {
   if (amber_in_heap(dst)) {
     /* Code addresses copied into the heap become handles (entry/code.c);
      * handles copied within the heap stay handles. */
-    int code = !amber_in_heap(src) && n >= 8 && amber_code_may_hold(src, dst, n);
-    if (direct(src) && !amber_in_heap(src) && !code) {
+    int from_volatile = !amber_in_heap(src);
+    if (direct(src) && from_volatile && !(n >= 8 && amber_code_may_hold(src, dst, n))) {
       __amber_storen(dst, src, n);
     } else {
+      /* src may be readable only through __amber_loadn (a replay's
+       * recorded bytes, an isolated read): look at the copy. */
       char buf[CHUNK];
       for (size_t i = 0; i < n; i += CHUNK) {
         size_t k = n - i < CHUNK ? n - i : CHUNK;
         __amber_loadn(buf, (const char *)src + i, k);
-        if (code) amber_code_fix_stored(buf, (char *)dst + i, k);
+        if (from_volatile && k >= 8 && amber_code_may_hold(buf, (char *)dst + i, k))
+          amber_code_fix_stored(buf, (char *)dst + i, k);
         __amber_storen((char *)dst + i, buf, k);
       }
     }
