@@ -169,6 +169,8 @@ void amber_live_start(void) {
   pthread_attr_setstacksize(&a, 256 * 1024);
   int e = pthread_create(&th, &a, publisher, NULL);
   pthread_attr_destroy(&a);
+  /* The name gdb's info amber skips (runtime/debugger.py). */
+  if (!e) pthread_setname_np(th, "amber-live");
   if (e) {
     unlink(path);
     errno = e;
