@@ -460,8 +460,8 @@ static int live_ask(int pid, char **text, uint64_t *mono, uint64_t *real) {
       uint32_t got = __atomic_load_n(&pg->served, __ATOMIC_ACQUIRE);
       if ((int32_t)(got - want) >= 0) break;
       clock_gettime(CLOCK_MONOTONIC, &now);
-      if (now.tv_sec - t0.tv_sec >= 3) {
-        amber_error("stats --pid %d: process %d did not answer within 3 s (is it stopped, e.g. by SIGSTOP or a debugger?); "
+      if (now.tv_sec - t0.tv_sec >= 10) {
+        amber_error("stats --pid %d: process %d did not answer within 10 s (is it stopped, e.g. by SIGSTOP or a debugger?); "
                     "try again when it runs",
                     pid, pid);
         munmap(pg, AMBER_LIVE_BYTES);
