@@ -14,6 +14,9 @@
 //  - cancel: amber_cancel() drops the region's output;
 //  - prompt: a prompt printed before a read is out before the read (the
 //    read makes the region irrevocable, which issues the held output);
+//  - fatal: an amber: error: inside a region drops what it held (it never
+//    commits), while what committed regions printed is flushed first
+//    ([2b/7] item 6);
 //  - memstream, nonblock: output that cannot wait (a memory stream the
 //    region reads back, a non-blocking pipe) is written at once (the region
 //    becomes irrevocable first).
@@ -31,6 +34,8 @@
 // RUN: echo amber > %t.in
 // RUN: env AMBER_ENGINE=mvcc %run %t prompt < %t.in > %t.out && FileCheck %s --check-prefix=PROMPT < %t.out
 // RUN: env AMBER_ENGINE=romulus %run %t prompt < %t.in > %t.out && FileCheck %s --check-prefix=PROMPT < %t.out
+// RUN: not env AMBER_ENGINE=mvcc %run %t fatal > %t.fatal 2>&1; FileCheck %s --check-prefix=FATAL < %t.fatal
+// RUN: not env AMBER_ENGINE=romulus %run %t fatal > %t.fatal 2>&1; FileCheck %s --check-prefix=FATAL < %t.fatal
 // RUN: env AMBER_ENGINE=mvcc %run %t memstream | FileCheck %s --check-prefix=MEM
 // RUN: env AMBER_ENGINE=romulus %run %t memstream | FileCheck %s --check-prefix=MEM
 // RUN: env AMBER_ENGINE=mvcc %run %t nonblock | FileCheck %s --check-prefix=NONBLOCK
@@ -70,6 +75,10 @@
 // CANCEL-NOT: {{.}}
 // PROMPT: name? hello amber
 // PROMPT-NEXT: prompt out before the read: yes
+// FATAL: committed region's line
+// FATAL-NOT: never printed
+// FATAL: amber: error: amber_retry() in region
+// FATAL-NOT: never printed
 // MEM: memstream inside: [hello 42]
 // NONBLOCK: pipe: [abc] count 1
 #define _GNU_SOURCE
@@ -203,6 +212,17 @@ int main(int argc, char **argv) {
       printf("hello %s", buf);
     }
     printf("prompt out before the read: %s\n", out_before == 6 ? "yes" : "no");
+  } else if (!strcmp(mode, "fatal")) {
+    AMBER_ATOMIC {
+      r->count++;
+      printf("committed region's line\n"); /* buffered: stdout is a file */
+    }
+    AMBER_ATOMIC {
+      r->count++;
+      printf("never printed\n");
+      fsync(1);      /* irrevocable (not output), and the output stays held */
+      amber_retry(); /* an amber: error: after an irrevocable call */
+    }
   } else if (!strcmp(mode, "memstream")) {
     char *mbuf = NULL, seen[64] = "";
     size_t mlen = 0;
