@@ -104,6 +104,20 @@ static inline int wrap_in_heap(const void *p) {
          __atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED);
 }
 
+/* ---- the allocator family (alloc.c) ---- */
+
+/* The code at return address ra is a module allocating for itself (libc,
+ * the dynamic loader, the C++ and unwinding runtimes, libamber and its
+ * libraries). */
+int amber_wrap_internal_caller(const void *ra);
+/* An allocation by the caller at return address ra is persistent: a heap is
+ * open, the thread runs a region, and the caller is the program's code (or
+ * a library's) rather than such a module.  One relaxed load while no heap
+ * is open. */
+static inline int wrap_persistent_call(const void *ra) {
+  return __atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED) && amber_interpose_in_region() && !amber_wrap_internal_caller(ra);
+}
+
 /* ---- the heap, for interceptors that touch it (core.c, on interpose.h) ---- */
 
 /* Whole operations (each one transaction when the heap is involved). */
