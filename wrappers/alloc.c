@@ -14,11 +14,12 @@
  * persistent pointer to the persistent allocator (its own transaction
  * outside regions), anything else to the next definition.
  *
- * libamber's own calls to malloc, calloc, aligned_alloc, posix_memalign,
- * memalign, valloc and pvalloc go to __wrap_NAME below (--wrap, see real.c):
- * always volatile.  free, realloc, reallocarray and malloc_usable_size are
- * not wrapped: the runtime hands persistent pointers to free and realloc
- * outside regions (entry/libc.c) and relies on these interceptors. */
+ * None of the family is linked with --wrap (real.c): libamber's own calls
+ * reach the same definitions as everybody's, so that its mallocs and frees
+ * pair up when a sanitizer's allocator comes first (in the executable), and
+ * the runtime hands persistent pointers to free and realloc outside regions
+ * (entry/libc.c).  Inside a region its allocations are volatile because
+ * libamber is among the modules that allocate for themselves. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -31,8 +32,6 @@
 #include <unistd.h>
 
 #include "wrap.h"
-
-#define HIDDEN __attribute__((visibility("hidden")))
 
 WRAP_REAL(malloc)
 WRAP_REAL(calloc)
@@ -163,7 +162,7 @@ static int lookup(const struct code_map *m, uintptr_t a) {
  * itself.  Unknown code (a module loaded since the table was made) makes a
  * new table once per dlopen; code in no module at all counts as the
  * program's. */
-HIDDEN int amber_wrap_internal_caller(const void *ra) {
+int amber_wrap_internal_caller(const void *ra) {
   uintptr_t a = (uintptr_t)ra;
   int k = lookup(__atomic_load_n(&code_map, __ATOMIC_ACQUIRE), a);
   if (__builtin_expect(k >= 0, 1)) return k;
@@ -205,22 +204,6 @@ static inline void *next_calloc(size_t n, size_t size) {
  * into a new block: a few blocks of start-up, never a wrong free. */
 static inline __typeof__(free) *next_free(void) { return __atomic_load_n(&real_free, __ATOMIC_ACQUIRE); }
 static inline __typeof__(realloc) *next_realloc(void) { return __atomic_load_n(&real_realloc, __ATOMIC_ACQUIRE); }
-
-/* libamber's own calls (--wrap): the next definition, always. */
-HIDDEN void *__wrap_malloc(size_t n);
-HIDDEN void *__wrap_malloc(size_t n) { return next_malloc(n); }
-HIDDEN void *__wrap_calloc(size_t n, size_t size);
-HIDDEN void *__wrap_calloc(size_t n, size_t size) { return next_calloc(n, size); }
-HIDDEN void *__wrap_aligned_alloc(size_t align, size_t n);
-HIDDEN void *__wrap_aligned_alloc(size_t align, size_t n) { return REAL(aligned_alloc)(align, n); }
-HIDDEN int __wrap_posix_memalign(void **out, size_t align, size_t n);
-HIDDEN int __wrap_posix_memalign(void **out, size_t align, size_t n) { return REAL(posix_memalign)(out, align, n); }
-HIDDEN void *__wrap_memalign(size_t align, size_t n);
-HIDDEN void *__wrap_memalign(size_t align, size_t n) { return REAL(memalign)(align, n); }
-HIDDEN void *__wrap_valloc(size_t n);
-HIDDEN void *__wrap_valloc(size_t n) { return REAL(valloc)(n); }
-HIDDEN void *__wrap_pvalloc(size_t n);
-HIDDEN void *__wrap_pvalloc(size_t n) { return REAL(pvalloc)(n); }
 
 /* ---- the interceptors ---- */
 
