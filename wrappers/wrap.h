@@ -31,7 +31,7 @@
  * is open (no separate list to keep in step).  A result that points back at
  * the interceptor is refused; while this thread is inside dlsym (which may
  * allocate and so call back into us) TRY_REAL(fn) is NULL and the caller
- * uses a plain fallback (byte loops; free.c drops a free and copies a
+ * uses a plain fallback (byte loops; alloc.c drops a free and copies a
  * realloc until the next allocator is known).
  *
  * The runtime is reached only through runtime/interpose.h, included below:
