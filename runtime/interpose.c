@@ -175,9 +175,11 @@ void *amber_interpose_realloc(void *p, size_t n) {
   return r.result;
 }
 
+/* A lock-delimited section's own transaction (depth 1, AMBER_FASE_OPEN) is
+ * no region: allocations there stay volatile (docs/guide.md section 2.5). */
 int amber_interpose_in_region(void) {
   const struct amber_thread *t = amber_self;
-  return t && t->depth > 0;
+  return t && t->depth > (t->fase == AMBER_FASE_OPEN);
 }
 
 struct palloc_req {

@@ -14,6 +14,9 @@
 // RUN: env AMBER_ENGINE=romulus %run %t fill | FileCheck %s --check-prefix=FILL
 // RUN: env AMBER_ENGINE=romulus %rerun %t check | FileCheck %s --check-prefix=CHECK
 // RUN: %amber check %t.heap
+// In a lock-delimited section (not a region), allocation stays volatile.
+// RUN: env AMBER_FASE=locks %run %t section | FileCheck %s --check-prefix=SECTION
+// SECTION: section: malloc 0 strdup 0 stored 5
 // FILL: usage before: 1 object
 // FILL-NEXT: inside: malloc 1 calloc 1 zeroed 1 realloc 1 aligned_alloc 1 aligned 1 posix_memalign 1 aligned 1
 // FILL-NEXT: inside: strdup 1 strndup 1 direct aligned_alloc 1 direct posix_memalign 1 memalign 1 reallocarray 1
@@ -25,6 +28,7 @@
 // CHECK-NEXT: usage after free: 1 object
 #include <amber.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +115,17 @@ int main(int argc, char **argv) {
     void *all[] = {m, c, re, a, pm, sd, snd, lm, lc, lsd};
     for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) A.free(all[i]);
     usage("after");
+    return 0;
+  }
+  if (!strcmp(argv[1], "section")) {
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&mu);
+    r->zeroed = 5; // opens the section's transaction
+    char *m = A.malloc(16), *sd = A.strdup("s");
+    pthread_mutex_unlock(&mu);
+    printf("section: malloc %d strdup %d stored %d\n", amber_is_persistent(m), amber_is_persistent(sd), r->zeroed);
+    A.free(m);
+    A.free(sd);
     return 0;
   }
   // check: a new process, the same heap.
