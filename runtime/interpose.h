@@ -88,7 +88,7 @@ void *amber_interpose_realloc(void *p, size_t n);
 
 /* The calling thread runs a region (the pass's __amber_malloc allocates
  * persistently there).  Called only while a heap is open. */
-int amber_interpose_in_region(void);
+__attribute__((visibility("hidden"))) int amber_interpose_in_region(void); /* hidden: no PLT on malloc's path */
 /* Inside a region: n bytes (zeroed with `zero`) of the persistent heap,
  * aligned to `align` (a power of two; at most the allocator's page, else an
  * amber: error naming `fn`), in the region's transaction. */

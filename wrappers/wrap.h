@@ -109,7 +109,7 @@ static inline int wrap_in_heap(const void *p) {
 /* The code at return address ra is a module allocating for itself (libc,
  * the dynamic loader, the C++ and unwinding runtimes, libamber and its
  * libraries). */
-int amber_wrap_internal_caller(const void *ra);
+__attribute__((visibility("hidden"))) int amber_wrap_internal_caller(const void *ra);
 /* An allocation by the caller at return address ra is persistent: a heap is
  * open, the thread runs a region, and the caller is the program's code (or
  * a library's) rather than such a module.  One relaxed load while no heap
