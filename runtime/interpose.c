@@ -17,6 +17,7 @@
 #include "tx/alloc.h"
 #include "tx/engine.h"
 #include "tx/fase.h"
+#include "tx/output.h"
 #include "tx/tx.h"
 
 /* ---- the process ---- */
@@ -56,6 +57,17 @@ int amber_interpose_heap_contains(const void *addr) {
   const struct amber_heap *h = &amber_the_heap;
   return within(addr, h->data, h->hdr.data_size) || within(addr, h->window, h->hdr.data_size) ||
          within(addr, h->meta, AMBER_META_SIZE) || within(addr, h->engine_area, h->hdr.engine_size);
+}
+
+/* ---- output inside regions ---- */
+
+_Static_assert(AMBER_OUT_STREAM == AMBER_OUTPUT_STREAM && AMBER_OUT_FD == AMBER_OUTPUT_FD &&
+                   AMBER_OUT_PWRITE == AMBER_OUTPUT_PWRITE && AMBER_OUT_SEND == AMBER_OUTPUT_SEND &&
+                   AMBER_OUT_FLUSH == AMBER_OUTPUT_FLUSH,
+               "interpose.h and tx/output.h name the same record kinds");
+
+void amber_interpose_output(int kind, void *stream, int fd, int64_t arg, const void *bytes, size_t n) {
+  amber_output_add(amber_thread(), kind, stream, fd, arg, bytes, n);
 }
 
 /* ---- reading and writing the heap ---- */

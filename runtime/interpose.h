@@ -101,6 +101,24 @@ static inline void amber_interpose_sync(void) {
   if (__builtin_expect(__atomic_load_n(&amber_tx_batches_open, __ATOMIC_RELAXED) != 0, 0)) amber_interpose_sync_slow();
 }
 
+/* ---- output inside regions (tx/output.c) ---- */
+
+/* 1 while this thread runs a region that may still be undone: output it
+ * writes then waits for the region's commit (docs/guide.md 2.3).  One
+ * initial-exec TLS load, tested inline by the output interceptors. */
+extern __thread int amber_output_held __attribute__((tls_model("initial-exec")));
+/* What a held record does at the commit (tx/output.h's kinds). */
+enum {
+  AMBER_OUT_STREAM = 0, /* fwrite to a stream */
+  AMBER_OUT_FD = 1,     /* write to a descriptor, all of it */
+  AMBER_OUT_PWRITE = 2, /* pwrite at offset arg */
+  AMBER_OUT_SEND = 3,   /* send with flags arg, all of it */
+  AMBER_OUT_FLUSH = 4,  /* fflush(stream) (NULL: every stream) */
+};
+/* Appends one record to the running region's output (while
+ * amber_output_held); bytes are copied. */
+void amber_interpose_output(int kind, void *stream, int fd, int64_t arg, const void *bytes, size_t n);
+
 /* ---- threads (tx/thread.c) ---- */
 
 /* The calling thread is ending: hands its amber state back (nothing when
