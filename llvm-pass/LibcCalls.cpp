@@ -59,7 +59,7 @@ StringRef libcOutsideReplacement(StringRef Name, bool &Writes) {
   // Every wrapper but the allocator's: writers run as their own transaction,
   // readers read persistent bytes through the engine.  Outside regions
   // malloc stays volatile, and free/realloc of a persistent pointer are
-  // interposed at run time (wrappers/free.c).
+  // interposed at run time (wrappers/alloc.c).
   if (Name == "malloc" || Name == "calloc" || Name == "realloc" || Name == "free")
     return "";
   return libcReplacement(Name);

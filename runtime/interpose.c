@@ -188,6 +188,69 @@ void *amber_interpose_realloc(void *p, size_t n) {
   return r.result;
 }
 
+/* A lock-delimited section's own transaction (depth 1, AMBER_FASE_OPEN) is
+ * no region: allocations there stay volatile (docs/guide.md section 2.5). */
+int amber_interpose_in_region(void) {
+  const struct amber_thread *t = amber_self;
+  return t && t->depth > (t->fase == AMBER_FASE_OPEN);
+}
+
+struct palloc_req {
+  const char *s; /* pstrndup: the string */
+  size_t n, align;
+  int zero;
+  void *result;
+};
+
+static void palloc_fn(void *arg) {
+  struct palloc_req *r = arg;
+  if (r->s) {
+    r->result = __amber_strndup(r->s, r->n);
+    return;
+  }
+  size_t n = r->n;
+  if (r->align > 16) {
+    /* Slab objects lie at multiples of their class size in a page-aligned
+     * slab, so a power-of-two class is aligned to itself; larger objects
+     * are whole pages. */
+    if (n < r->align) n = r->align;
+    if (n <= AMBER_SLAB_MAX) n = (size_t)1 << (64 - __builtin_clzll((unsigned long long)n - 1));
+  }
+  r->result = r->zero ? __amber_calloc(n, 1) : __amber_malloc(n);
+}
+
+void *amber_interpose_palloc(const char *fn, size_t n, size_t align, int zero) {
+  if (align > AMBER_PAGE)
+    amber_fatal("%s() inside a region asked for %zu-byte alignment; the persistent heap aligns objects to at most %u bytes: "
+                "allocate with a smaller alignment, or outside the region",
+                fn, align, AMBER_PAGE);
+  struct palloc_req r = {NULL, n, align, zero, NULL};
+  amber_tx_run_internal(palloc_fn, &r);
+  return r.result;
+}
+
+char *amber_interpose_pstrndup(const char *s, size_t max) {
+  struct palloc_req r = {s, max, 0, 0, NULL};
+  amber_tx_run_internal(palloc_fn, &r);
+  return r.result;
+}
+
+struct psize_req {
+  const void *p;
+  size_t size;
+};
+
+static void psize_fn(void *arg) {
+  struct psize_req *r = arg;
+  r->size = amber_palloc_size(amber_thread(), r->p);
+}
+
+size_t amber_interpose_psize(const void *p) {
+  struct psize_req r = {p, 0};
+  amber_tx_run_internal(psize_fn, &r);
+  return r.size;
+}
+
 /* ---- threads and sections ---- */
 
 void amber_interpose_sync_slow(void) { amber_tx_batch_sync(); }

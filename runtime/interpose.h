@@ -86,6 +86,19 @@ size_t amber_interpose_strnlen_tx(const char *s, size_t max);
 void amber_interpose_free(void *p);
 void *amber_interpose_realloc(void *p, size_t n);
 
+/* The calling thread runs a region (the pass's __amber_malloc allocates
+ * persistently there).  Called only while a heap is open. */
+__attribute__((visibility("hidden"))) int amber_interpose_in_region(void); /* hidden: no PLT on malloc's path */
+/* Inside a region: n bytes (zeroed with `zero`) of the persistent heap,
+ * aligned to `align` (a power of two; at most the allocator's page, else an
+ * amber: error naming `fn`), in the region's transaction. */
+void *amber_interpose_palloc(const char *fn, size_t n, size_t align, int zero);
+/* Inside a region: a persistent copy of the string at s (at most max bytes,
+ * then a NUL); s may be persistent or volatile. */
+char *amber_interpose_pstrndup(const char *s, size_t max);
+/* The usable size of the live persistent allocation at p; 0 when p is none. */
+size_t amber_interpose_psize(const void *p);
+
 /* ---- stores outside regions (tx/batch.c) ---- */
 
 /* Open stray batches in the process (tx/batch.h). */
