@@ -173,3 +173,10 @@ for _feature, _flags in (("asan", ["-fsanitize=address"]), ("asan-ubsan", ["-fsa
         config.available_features.add(_feature)
     else:
         lit_config.note("clang cannot link %s (install libclang-rt-16-dev): tests that need it are UNSUPPORTED" % " ".join(_flags))
+
+# The pointer check (AMBER_CHECK_POINTERS, docs/guide.md "Pointers to
+# volatile memory") is on for every test: a commit that leaves a persistent
+# word pointing into volatile memory stops the test with an amber: error:.
+# Tests that store such pointers on purpose say AMBER_CHECK_POINTERS=off
+# in their RUN lines, with the reason.
+config.environment["AMBER_CHECK_POINTERS"] = "error"

@@ -1,0 +1,55 @@
+/* The pointer check (AMBER_CHECK_POINTERS, docs/guide.md "Pointers to
+ * volatile memory"): a commit that leaves a persistent word pointing into
+ * the process's volatile memory (libc's heap, a thread's stack, a module's
+ * data), which the next run cannot have, is reported with the region's
+ * file:line. */
+#ifndef AMBER_TX_PTRCHECK_H
+#define AMBER_TX_PTRCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "heap/window.h"
+
+struct amber_thread;
+
+enum { AMBER_PTRCHECK_OFF, AMBER_PTRCHECK_WARN, AMBER_PTRCHECK_ERROR };
+/* AMBER_CHECK_POINTERS, set once by amber_ptrcheck_init before the heap opens. */
+extern int amber_ptrcheck_mode;
+/* Parses AMBER_CHECK_POINTERS (fatal on a value other than off, warn, error). */
+void amber_ptrcheck_init(void);
+
+/* A stored word that may be a pointer: user space on x86-64 and AArch64
+ * (at or above 4 MiB, where a non-PIE program's image starts, and below
+ * 2^47) and not in the persistent heap's window.  Small integers, most
+ * hashes and doubles, and persistent pointers fail it. */
+static inline int amber_ptrcheck_maybe(uint64_t v) {
+  return v - 0x400000u < 0x800000000000u - 0x400000u && !amber_in_heap((const void *)(uintptr_t)v);
+}
+
+/* Records the words of a store of n bytes at canonical heap address p
+ * (already written to the transaction) that may be pointers, as candidates
+ * checked at the transaction's commit.  `site` names stores outside
+ * regions ("file:line"), NULL inside them. */
+void amber_ptrcheck_note_slow(struct amber_thread *t, uintptr_t p, const void *src, size_t n, const char *site);
+static inline void amber_ptrcheck_note(struct amber_thread *t, const void *p, const void *src, size_t n,
+                                       const char *site) {
+  if (__builtin_expect(amber_ptrcheck_mode == AMBER_PTRCHECK_OFF, 1)) return;
+  if (n == 8) {
+    uint64_t v;
+    memcpy(&v, src, 8);
+    if (((uintptr_t)p & 7) || !amber_ptrcheck_maybe(v)) return;
+  } else if (n < 8) {
+    return;
+  }
+  amber_ptrcheck_note_slow(t, (uintptr_t)p, src, n, site);
+}
+
+/* At the commit of t's transaction, before the engine's: each candidate
+ * that still holds its value (read through the transaction) and points
+ * into volatile memory is reported; AMBER_PTRCHECK_ERROR stops the program
+ * before the transaction commits. */
+void amber_ptrcheck_commit(struct amber_thread *t);
+
+#endif
