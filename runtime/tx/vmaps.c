@@ -28,6 +28,11 @@ static size_t nmaps, capmaps;
 static char **names;
 static size_t nnames, capnames;
 static uint64_t built_ns; /* 0: never built */
+/* The lowest address mapped when the table was built, the heap's window
+ * aside: the executable's image (PIE or not; new mappings come above it,
+ * mmap top-down below the libraries, brk up from the image), so a missed
+ * address below it needs no mincore(2). */
+static uintptr_t lowest;
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -94,6 +99,7 @@ static void push(uintptr_t lo, uintptr_t hi, enum amber_vmap_kind kind, int modu
 static void build(void) {
   char *buf = slurp();
   nmaps = 0;
+  lowest = UINTPTR_MAX;
   built_ns = now_ns() | 1;
   if (!buf) return;
   int prev_module = -1;
@@ -141,6 +147,7 @@ static void build(void) {
     /* The persistent heap's window and its alias are the heap's, never
      * volatile (the window is excluded before the table is asked). */
     if (kind != AMBER_VMAP_NONE) push(lo, hi, kind, module);
+    if (hi > lo && lo < lowest && !amber_in_heap((const void *)lo)) lowest = lo;
     prev_module = path[0] == '/' ? name_index(path, plen) : (kind == AMBER_VMAP_DATA ? module : -1);
     prev_hi = hi;
     if (!eol) break;
@@ -176,7 +183,7 @@ enum amber_vmap_kind amber_vmaps_find(uintptr_t v, char *name, size_t len) {
   pthread_mutex_lock(&lock);
   if (!built_ns) build();
   const struct vmap *m = lookup(v);
-  if (!m ? mapped(v) : now_ns() - built_ns > STALE_NS) {
+  if (!m ? v >= lowest && mapped(v) : now_ns() - built_ns > STALE_NS) {
     build();
     m = lookup(v);
   }

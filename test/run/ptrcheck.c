@@ -34,7 +34,7 @@
 // RUN: env AMBER_CHECK_POINTERS=warn %run %t warn 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: env AMBER_CHECK_POINTERS=warn AMBER_ENGINE=romulus %run %t warn 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: env AMBER_CHECK_POINTERS=off %run %t malloc 2>&1 | FileCheck %s --check-prefix=OFF
-// RUN: %run %t malloc 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: env -u AMBER_CHECK_POINTERS %run %t malloc 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: not env AMBER_CHECK_POINTERS=maybe %run %t clean 2>&1 | FileCheck %s --check-prefix=BADOPT
 #include <amber.h>
 #include <pthread.h>
