@@ -145,7 +145,7 @@ static void *sited_copy(void *(*copy)(void *, const void *, size_t), void *dst, 
   }                                                                            \
   AMBER_OUTSIDE_CC void __amber_outside_store##N(void *p, T v, const char *site) { \
     __amber_stray_store(site, p);                                              \
-    if (N == 8 && __builtin_expect(amber_ptrcheck_mode != AMBER_PTRCHECK_OFF, 0)) { \
+    if (N == 8 && __builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) { \
       sited_store(p, &v, N, site);                                             \
       return;                                                                  \
     }                                                                          \
@@ -163,17 +163,17 @@ AMBER_OUTSIDE_CC void __amber_outside_loadn(void *dst, const void *src, size_t n
 AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t n, const char *site) {
   if (!n) return;
   __amber_stray_store(site, dst);
-  if (__builtin_expect(amber_ptrcheck_mode != AMBER_PTRCHECK_OFF, 0)) sited_store(dst, src, n, site);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_store(dst, src, n, site);
   else do_store(dst, src, n);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);
-  if (__builtin_expect(amber_ptrcheck_mode != AMBER_PTRCHECK_OFF, 0)) sited_copy(__amber_memcpy, dst, src, n, site);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_copy(__amber_memcpy, dst, src, n, site);
   else __amber_memcpy(dst, src, n);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memmove(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);
-  if (__builtin_expect(amber_ptrcheck_mode != AMBER_PTRCHECK_OFF, 0)) sited_copy(__amber_memmove, dst, src, n, site);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_copy(__amber_memmove, dst, src, n, site);
   else __amber_memmove(dst, src, n);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memset(void *dst, int c, size_t n, const char *site) {

@@ -21,12 +21,14 @@ int amber_ptrcheck_mode;
 
 void amber_ptrcheck_init(void) {
   const char *v = amber_opt.check_pointers;
-  if (!v || !v[0] || !strcmp(v, "off") || !strcmp(v, "0")) amber_ptrcheck_mode = AMBER_PTRCHECK_OFF;
-  else if (!strcmp(v, "warn")) amber_ptrcheck_mode = AMBER_PTRCHECK_WARN;
-  else if (!strcmp(v, "error") || !strcmp(v, "1")) amber_ptrcheck_mode = AMBER_PTRCHECK_ERROR;
+  int mode;
+  if (!v || !v[0] || !strcmp(v, "off") || !strcmp(v, "0")) mode = AMBER_PTRCHECK_OFF;
+  else if (!strcmp(v, "warn")) mode = AMBER_PTRCHECK_WARN;
+  else if (!strcmp(v, "error") || !strcmp(v, "1")) mode = AMBER_PTRCHECK_ERROR;
   else
     amber_fatal("AMBER_CHECK_POINTERS=%s is not a checking mode; use off (the default), warn or error "
                 "(docs/options.md)", v);
+  __atomic_store_n(&amber_ptrcheck_mode, mode, __ATOMIC_RELAXED);
 }
 
 static void push(struct amber_thread *t, uintptr_t p, uint64_t v, const char *site) {
@@ -53,7 +55,8 @@ void amber_ptrcheck_note_slow(struct amber_thread *t, uintptr_t p, const void *s
 /* What v points into, in words for the message; 0 when not volatile. */
 static int describe(uintptr_t v, const struct amber_thread *self, char *out, size_t len) {
   for (struct amber_thread *s = amber_threads(); s; s = s->next_thread) {
-    if (s->stack_lo && v >= s->stack_lo && v < s->stack_hi) {
+    uintptr_t lo = __atomic_load_n(&s->stack_lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&s->stack_hi, __ATOMIC_RELAXED);
+    if (lo && v >= lo && v < hi) {
       snprintf(out, len, "the stack of thread %u%s", s->index, s == self ? ", the committing thread" : "");
       return 1;
     }
@@ -124,11 +127,11 @@ void amber_ptrcheck_commit(struct amber_thread *t) {
     char what[512];
     if (!describe((uintptr_t)cur, t, what, sizeof what)) continue;
     const void *key = t->desc ? (const void *)t->desc : t->batch ? (const void *)c->site : (const void *)t->what;
-    if (amber_ptrcheck_mode == AMBER_PTRCHECK_WARN && !first_time(key)) continue;
+    if (amber_ptrcheck_on() == AMBER_PTRCHECK_WARN && !first_time(key)) continue;
     char by[512];
     who(t, c, by, sizeof by);
     unsigned long long off = (unsigned long long)(c->addr - __amber_heap_base);
-    if (amber_ptrcheck_mode == AMBER_PTRCHECK_WARN) {
+    if (amber_ptrcheck_on() == AMBER_PTRCHECK_WARN) {
       amber_warn("%s left a persistent pointer at heap+0x%llx to volatile memory (%s): 0x%llx, which the next run "
                  "cannot have; allocate what it points to inside a region (malloc there is persistent), or keep the "
                  "pointer out of persistent memory (reported once per site; AMBER_CHECK_POINTERS, docs/guide.md)",

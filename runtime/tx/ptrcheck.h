@@ -15,8 +15,11 @@
 struct amber_thread;
 
 enum { AMBER_PTRCHECK_OFF, AMBER_PTRCHECK_WARN, AMBER_PTRCHECK_ERROR };
-/* AMBER_CHECK_POINTERS, set once by amber_ptrcheck_init before the heap opens. */
+/* AMBER_CHECK_POINTERS, set once by amber_ptrcheck_init before the heap
+ * opens; read with amber_ptrcheck_on() (relaxed: a thread reaches a store
+ * into the heap only after it saw the heap open, which came later). */
 extern int amber_ptrcheck_mode;
+static inline int amber_ptrcheck_on(void) { return __atomic_load_n(&amber_ptrcheck_mode, __ATOMIC_RELAXED); }
 /* Parses AMBER_CHECK_POINTERS (fatal on a value other than off, warn, error). */
 void amber_ptrcheck_init(void);
 
@@ -35,7 +38,7 @@ static inline int amber_ptrcheck_maybe(uint64_t v) {
 void amber_ptrcheck_note_slow(struct amber_thread *t, uintptr_t p, const void *src, size_t n, const char *site);
 static inline void amber_ptrcheck_note(struct amber_thread *t, const void *p, const void *src, size_t n,
                                        const char *site) {
-  if (__builtin_expect(amber_ptrcheck_mode == AMBER_PTRCHECK_OFF, 1)) return;
+  if (__builtin_expect(amber_ptrcheck_on() == AMBER_PTRCHECK_OFF, 1)) return;
   if (n == 8) {
     uint64_t v;
     memcpy(&v, src, 8);

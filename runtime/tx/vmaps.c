@@ -126,8 +126,10 @@ static void build(void) {
     int readable = perms[0] == 'r', writable = perms[1] == 'w', exec = perms[2] == 'x', priv = perms[3] == 'p';
     if (hi > lo && readable && !exec && priv) {
       if (!plen) {
-        /* A module's .bss continues its last file mapping in anonymous
-         * memory; any other anonymous memory is malloc's or mmap's. */
+        /* A module's .bss continues its writable private file mapping
+         * (.data) in anonymous memory; any other anonymous memory is
+         * malloc's or mmap's (thread arenas may well follow a shared file
+         * mapping, such as the heap's alias). */
         if (prev_module >= 0 && lo == prev_hi && writable) {
           kind = AMBER_VMAP_DATA;
           module = prev_module;
@@ -148,7 +150,7 @@ static void build(void) {
      * volatile (the window is excluded before the table is asked). */
     if (kind != AMBER_VMAP_NONE) push(lo, hi, kind, module);
     if (hi > lo && lo < lowest && !amber_in_heap((const void *)lo)) lowest = lo;
-    prev_module = path[0] == '/' ? name_index(path, plen) : (kind == AMBER_VMAP_DATA ? module : -1);
+    prev_module = path[0] == '/' && writable && priv && !exec ? module : -1;
     prev_hi = hi;
     if (!eol) break;
     line = eol + 1;
