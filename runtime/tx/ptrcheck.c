@@ -18,6 +18,7 @@
 #include "vmaps.h"
 
 int amber_ptrcheck_mode;
+uint64_t amber_ptrcheck_lo = 0x400000u;
 
 void amber_ptrcheck_init(void) {
   const char *v = amber_opt.check_pointers;
@@ -28,6 +29,10 @@ void amber_ptrcheck_init(void) {
   else
     amber_fatal("AMBER_CHECK_POINTERS=%s is not a checking mode; use off (the default), warn or error "
                 "(docs/options.md)", v);
+  if (mode != AMBER_PTRCHECK_OFF) {
+    uint64_t lo = amber_vmaps_lowest();
+    if (lo > 0x400000u && lo < AMBER_PTRCHECK_TOP) __atomic_store_n(&amber_ptrcheck_lo, lo, __ATOMIC_RELAXED);
+  }
   __atomic_store_n(&amber_ptrcheck_mode, mode, __ATOMIC_RELAXED);
 }
 
@@ -122,10 +127,10 @@ void amber_ptrcheck_commit(struct amber_thread *t) {
   int errors = 0;
   for (size_t i = 0; i < n; i++) {
     struct amber_ptrcand *c = &t->ptrc[i];
+    char what[512];
+    if (!describe((uintptr_t)c->value, t, what, sizeof what)) continue;
     uint64_t cur = read_own(t, c->addr);
     if (cur != c->value) continue; /* overwritten later in the transaction */
-    char what[512];
-    if (!describe((uintptr_t)cur, t, what, sizeof what)) continue;
     const void *key = t->desc ? (const void *)t->desc : t->batch ? (const void *)c->site : (const void *)t->what;
     if (amber_ptrcheck_on() == AMBER_PTRCHECK_WARN && !first_time(key)) continue;
     char by[512];

@@ -23,12 +23,17 @@ static inline int amber_ptrcheck_on(void) { return __atomic_load_n(&amber_ptrche
 /* Parses AMBER_CHECK_POINTERS (fatal on a value other than off, warn, error). */
 void amber_ptrcheck_init(void);
 
-/* A stored word that may be a pointer: user space on x86-64 and AArch64
- * (at or above 4 MiB, where a non-PIE program's image starts, and below
- * 2^47) and not in the persistent heap's window.  Small integers, most
- * hashes and doubles, and persistent pointers fail it. */
+/* A stored word that may be a pointer: user space on x86-64 and AArch64,
+ * from amber_ptrcheck_lo (the lowest address the process had mapped when
+ * the check started, its executable's image: at least 4 MiB, where a
+ * non-PIE image starts; a PIE one is at 0x55... and up) to 2^47, and not
+ * in the persistent heap's window.  Integers below it (32-bit hashes, counts,
+ * times), most 64-bit hashes and doubles, and persistent pointers fail it. */
+#define AMBER_PTRCHECK_TOP 0x800000000000ull
+extern uint64_t amber_ptrcheck_lo;
 static inline int amber_ptrcheck_maybe(uint64_t v) {
-  return v - 0x400000u < 0x800000000000u - 0x400000u && !amber_in_heap((const void *)(uintptr_t)v);
+  uint64_t lo = __atomic_load_n(&amber_ptrcheck_lo, __ATOMIC_RELAXED);
+  return v - lo < AMBER_PTRCHECK_TOP - lo && !amber_in_heap((const void *)(uintptr_t)v);
 }
 
 /* Records the words of a store of n bytes at canonical heap address p

@@ -180,6 +180,14 @@ static int mapped(uintptr_t v) {
 /* Entries older than this are re-read before a found address is named. */
 #define STALE_NS 100000000u
 
+uintptr_t amber_vmaps_lowest(void) {
+  pthread_mutex_lock(&lock);
+  if (!built_ns) build();
+  uintptr_t lo = lowest;
+  pthread_mutex_unlock(&lock);
+  return lo;
+}
+
 enum amber_vmap_kind amber_vmaps_find(uintptr_t v, char *name, size_t len) {
   if (amber_in_heap((const void *)v)) return AMBER_VMAP_NONE;
   pthread_mutex_lock(&lock);

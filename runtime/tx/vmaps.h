@@ -20,5 +20,9 @@ enum amber_vmap_kind {
  * or when the table is old and v is found: a stale entry only names a
  * kind, and the check it serves is rare.  Thread-safe. */
 enum amber_vmap_kind amber_vmaps_find(uintptr_t v, char *name, size_t len);
+/* The lowest address mapped now, the heap's window aside (the table built
+ * if it was not): the executable's image.  New mappings come above it
+ * (mmap top-down below the libraries, brk up from the image). */
+uintptr_t amber_vmaps_lowest(void);
 
 #endif
