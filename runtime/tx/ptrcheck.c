@@ -89,6 +89,8 @@ static void who(const struct amber_thread *t, const struct amber_ptrcand *c, cha
              t->desc->line);
   else if (t->batch)
     snprintf(out, len, "the stores outside regions at %s (committed as one batch)", c->site ? c->site : "an unknown site");
+  else if (!t->what && t->fase != AMBER_FASE_OPEN)
+    snprintf(out, len, "a libc function (asprintf, getline, strtok_r, ...), free or realloc called outside regions");
   else
     snprintf(out, len, "%s", amber_tx_name(t));
 }

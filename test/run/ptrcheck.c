@@ -31,11 +31,13 @@
 // RUN: %rerun %t show >> %t.out 2>&1 && FileCheck %s --check-prefix=RODATA < %t.out
 // RUN: not env AMBER_CHECK_POINTERS=error %run %t stray 2>&1 | FileCheck %s --check-prefix=STRAY
 // RUN: not env AMBER_CHECK_POINTERS=error AMBER_ENGINE=romulus %run %t copy 2>&1 | FileCheck %s --check-prefix=COPY
+// RUN: not env AMBER_CHECK_POINTERS=error %run %t libc 2>&1 | FileCheck %s --check-prefix=LIBC
 // RUN: env AMBER_CHECK_POINTERS=warn %run %t warn 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: env AMBER_CHECK_POINTERS=warn AMBER_ENGINE=romulus %run %t warn 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: env AMBER_CHECK_POINTERS=off %run %t malloc 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: env -u AMBER_CHECK_POINTERS %run %t malloc 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: not env AMBER_CHECK_POINTERS=maybe %run %t clean 2>&1 | FileCheck %s --check-prefix=BADOPT
+#define _GNU_SOURCE
 #include <amber.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -151,7 +153,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   // COPY: amber: error: region main{{.*}} ({{.*}}ptrcheck.c:[[#@LINE-4]]) left a persistent pointer at heap+0x{{[0-9a-f]+}} to volatile memory (libc heap
-    if (!strcmp(what, "warn")) {
+    if (!strcmp(what, "libc")) {
+    /* outside regions asprintf's buffer is libc's: its pointer lands in the heap */
+    if (asprintf((char **)&r->words[3], "%s", "volatile") < 0) return 1;
+    printf("committed\n");
+    return 0;
+  }
+  // LIBC: amber: error: a libc function (asprintf, getline, strtok_r, ...), free or realloc called outside regions left a persistent pointer at heap+0x{{[0-9a-f]+}} to volatile memory (libc heap
+  if (!strcmp(what, "warn")) {
     long local = 5;
     for (int i = 0; i < 3; i++) {
       void *vol = malloc(64);
