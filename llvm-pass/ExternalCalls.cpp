@@ -14,7 +14,10 @@
 // points; a function of the program declared here and defined in another
 // file may be amber-instrumented, and is never reported.  Functions that
 // take no pointer, or only read none of their memory (readnone), are
-// skipped, as are those libamber intercepts (isIntercepted).
+// skipped, as are those libamber intercepts (isIntercepted).  A stdio
+// stream argument is never reported: the C library allocates every FILE
+// (fopen, fdopen, popen, fmemopen, tmpfile, stdin/stdout/stderr), so a
+// FILE * cannot point into the heap (fflush(stdout) was a false positive).
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -42,6 +45,26 @@ static bool isZlibFunction(StringRef Name) {
       .Default(false);
 }
 
+// The arguments (bit K: argument K) of a stdio function that are its FILE *
+// stream; the other pointer arguments (setvbuf's buffer, fgetpos's fpos_t)
+// are still checked.
+static unsigned streamArguments(StringRef Name) {
+  return StringSwitch<unsigned>(Name)
+      .Cases("fclose", "fflush", "fflush_unlocked", "fileno",
+             "fileno_unlocked", "feof", "feof_unlocked", 1u)
+      .Cases("ferror", "ferror_unlocked", "clearerr", "clearerr_unlocked",
+             "rewind", "pclose", 1u)
+      .Cases("fseek", "fseeko", "fseeko64", "ftell", "ftello", "ftello64", 1u)
+      .Cases("fgetpos", "fgetpos64", "fsetpos", "fsetpos64", 1u)
+      .Cases("fgetc", "getc", "fgetc_unlocked", "getc_unlocked", "getw", 1u)
+      .Cases("setbuf", "setvbuf", "setbuffer", "setlinebuf", "fpurge",
+             "__fpurge", 1u)
+      .Cases("flockfile", "funlockfile", "ftrylockfile", "fwide", 1u)
+      .Cases("fputc", "putc", "fputc_unlocked", "putc_unlocked", "ungetc",
+             "putw", 2u)
+      .Default(0u);
+}
+
 static bool isLibraryFunction(const Function &F, const TargetLibraryInfo &TLI) {
   LibFunc LF;
   return (TLI.getLibFunc(F, LF) && TLI.has(LF)) || isZlibFunction(F.getName());
@@ -64,9 +87,11 @@ void remarkExternalCalls(Module &M) {
           isAbiName(Callee->getName()) || isIntercepted(Callee->getName()) ||
           CB->doesNotAccessMemory() || !isLibraryFunction(*Callee, TLI))
         continue;
-      unsigned Arg = 0;
+      unsigned Arg = 0, Streams = streamArguments(Callee->getName());
       for (unsigned K = 0; K < CB->arg_size() && !Arg; K++) {
         Value *V = CB->getArgOperand(K);
+        if (K < 32 && (Streams >> K & 1u))
+          continue;
         if (V->getType()->isPointerTy() && !isa<ConstantPointerNull>(V) &&
             !notPersistent(V) && !CB->doesNotAccessMemory(K))
           Arg = K + 1;

@@ -4,7 +4,8 @@
 // which amber-cc shows by default and -Rno-pass-analysis hides.  No remark
 // where the pointers are provably the stack or globals, for intercepted
 // functions (strlen, sscanf, printf, ...), or for functions of the program
-// defined in another file (maybe amber-instrumented).
+// defined in another file (maybe amber-instrumented), or for a stdio
+// function's FILE * argument (the C library allocates every FILE).
 // RUN: %amber_cc -O1 -c %s -o %t.o 2>&1 | FileCheck %s --implicit-check-not=remark:
 // RUN: %amber_cc -O0 -c %s -o %t.o 2>&1 | FileCheck %s --implicit-check-not=remark:
 // RUN: %amber_cc -O1 -c %s -o %t.o -Rno-pass-analysis 2>&1 | count 0
@@ -42,6 +43,16 @@ double use(struct root *r) {
   sscanf(r->s, "%d", &n); /* intercepted */
   printf("%s\n", r->s);   /* intercepted */
   elsewhere(r->s);        /* maybe amber code */
+  fflush(stdout);         /* a FILE is the C library's, never the heap's */
+  FILE *f = fopen("/dev/null", "r");
+  if (f) {
+    x += fgetc(f) + ftell(f) + fileno(f);
+    clearerr(f);
+    fputc('x', f);
+    fclose(f);
+  }
+  // CHECK: remark-libcall.c:[[@LINE+1]]:{{[0-9]+}}: remark: call to fgetpos may pass persistent memory (argument 2)
+  fgetpos(stdout, (fpos_t *)r->s); /* its other pointer is still checked */
   AMBER_ATOMIC {
     // CHECK: remark-libcall.c:[[@LINE+1]]:{{[0-9]+}}: remark: call to frexp may pass persistent memory (argument 2)
     r->v[0] = frexp(r->v[0], (int *)&r->v[1]);
