@@ -55,7 +55,8 @@ struct root {
   void *words[4];
 };
 
-static long global_counter = 7;
+static long global_counter = 7; /* .data */
+static long zeroed[1 << 17]; /* .bss, 1 MiB: its end is anonymous memory after the image's data */
 static const char greeting[] = "a constant that lives in .rodata";
 
 static struct root *r;
@@ -117,11 +118,15 @@ int main(int argc, char **argv) {
   // STACK: amber: error: region main{{.*}} ({{.*}}ptrcheck.c:[[#@LINE-4]]) left a persistent pointer at heap+0x{{[0-9a-f]+}} to volatile memory (the stack of thread 0, the committing thread): 0x
     // STACK: p after the run: null
   if (!strcmp(what, "global")) {
-    AMBER_ATOMIC { r->p = &global_counter; } // line of GLOBAL
+    AMBER_ATOMIC { // line of GLOBAL
+      r->p = &global_counter;
+      r->words[0] = &zeroed[(1 << 17) - 1];
+    }
     printf("committed\n");
     return 0;
   }
-  // GLOBAL: amber: error: region main{{.*}} ({{.*}}ptrcheck.c:[[#@LINE-4]]) left a persistent pointer at heap+0x{{[0-9a-f]+}} to volatile memory (data of {{.*}}ptrcheck.c.tmp: a global or static variable, or a constant): 0x
+  // GLOBAL: amber: error: region main{{.*}} ({{.*}}ptrcheck.c:[[#@LINE-7]]) left a persistent pointer at heap+0x{{[0-9a-f]+}} to volatile memory (data of {{.*}}ptrcheck.c.tmp: a global or static variable, or a constant): 0x
+  // GLOBAL-NEXT: amber: error: region main{{.*}} ({{.*}}ptrcheck.c:[[#@LINE-8]]) left a persistent pointer at heap+0x{{[0-9a-f]+}} to volatile memory (data of {{.*}}ptrcheck.c.tmp: a global or static variable, or a constant): 0x
     // GLOBAL: p after the run: null
   if (!strcmp(what, "rodata")) {
     AMBER_ATOMIC { r->p = (void *)greeting; } // line of RODATA
