@@ -105,6 +105,13 @@ struct amber_usage {
 };
 void amber_usage(struct amber_usage *out);
 
+/* 1 when p points into the persistent heap of this process's open heap
+ * (what a region's malloc, calloc, realloc, aligned_alloc, posix_memalign,
+ * strdup, ... return, and memory they point into); 0 for any other address,
+ * and while no heap is open.  Never opens the heap; callable anywhere.
+ * docs/guide.md, "Allocation". */
+int amber_is_persistent(const void *p);
+
 /* Print the statistics (commits, aborts, flushes and fences by category). */
 void amber_stats_print(void);
 

@@ -139,9 +139,12 @@ llvm::StringRef libcWriterReplacement(llvm::StringRef Name);
 // memchr strlen strnlen strcmp strncmp strchr strrchr strdup strndup), else
 // "".  Writes is set for the writers (their first argument is written).
 llvm::StringRef libcOutsideReplacement(llvm::StringRef Name, bool &Writes);
-// True for a libc function that does I/O or ends the process but writes no
-// program memory (printf, puts, write, exit, ...).
+// True for a libc function with outside effects that writes no program
+// memory (fsync, syslog, exit, ...): it makes a region irrevocable.
 bool isIoCall(llvm::StringRef Name);
+// True for an output function whose output libamber holds until the
+// region's commit (printf, puts, fwrite, write, ...): a plain call.
+bool isHeldOutputCall(llvm::StringRef Name);
 // True for a function libamber's interceptors (wrappers/) serve on heap
 // arguments (AMBER_INTERCEPTED in runtime/CMakeLists.txt, generated into
 // amber_intercepted.inc), or that the pass rewrites to a runtime wrapper.

@@ -7,7 +7,8 @@
 // non-escaping allocas, constant globals, other address spaces, and the
 // region's own closure (it lives in the caller's stack frame).  Calls: libc
 // wrappers, __amber_clone_of for indirect calls and calls to other modules,
-// __amber_irrevocable_io for known I/O, __amber_irrevocable for the rest.
+// none for output the runtime holds until the commit (printf, write, ...),
+// __amber_irrevocable_io for other known I/O, __amber_irrevocable for the rest.
 // instrumentModule also drives the clones, the outside-region range checks
 // (Outside.cpp) and the module constructor with its clone table.
 //===----------------------------------------------------------------------===//
@@ -461,6 +462,10 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
     }
     // Code that touches no memory needs no transaction support.
     if (CB->doesNotAccessMemory())
+      return false;
+    // Output the runtime holds until the region commits: a plain call to
+    // libamber's interceptor.
+    if (isHeldOutputCall(Name))
       return false;
     Irrevocable = true;
     if (isIoCall(Name)) {

@@ -59,19 +59,19 @@ StringRef libcOutsideReplacement(StringRef Name, bool &Writes) {
   // Every wrapper but the allocator's: writers run as their own transaction,
   // readers read persistent bytes through the engine.  Outside regions
   // malloc stays volatile, and free/realloc of a persistent pointer are
-  // interposed at run time (wrappers/free.c).
+  // interposed at run time (wrappers/alloc.c).
   if (Name == "malloc" || Name == "calloc" || Name == "realloc" || Name == "free")
     return "";
   return libcReplacement(Name);
 }
 
-// Functions with outside effects (I/O, ending the process) that write no
-// program memory: no pointer argument they write through (so never sprintf,
-// snprintf, fread, read, fgets, scanf, ...).  Writing into a FILE's buffer is
-// libc's memory, not the program's.  Inside a region they make the
-// transaction irrevocable (__amber_irrevocable_io) but need not make the
-// engine assume the whole heap was written.
-bool isIoCall(StringRef Name) {
+// Output functions whose output libamber's interceptors hold, inside a
+// region that may still be undone, until the region commits, and drop when
+// it is undone (runtime/tx/output.c, wrappers/output.c): each line appears
+// once however often the region runs, so the call stays a plain call and
+// the region stays revocable.  Every name here must be intercepted
+// (AMBER_INTERCEPTED).
+bool isHeldOutputCall(StringRef Name) {
   return StringSwitch<bool>(Name)
       .Cases("printf", "fprintf", "vprintf", "vfprintf", "dprintf", true)
       .Cases("vdprintf", "__printf_chk", "__fprintf_chk", "__vprintf_chk",
@@ -81,8 +81,18 @@ bool isIoCall(StringRef Name) {
              true)
       .Cases("fputc", "fputc_unlocked", "putc", "putc_unlocked", true)
       .Cases("fwrite", "fwrite_unlocked", "fflush", "fflush_unlocked", true)
-      .Cases("write", "pwrite", "pwrite64", "fsync", "fdatasync", true)
-      .Cases("perror", "syslog", "vsyslog", true)
+      .Cases("write", "pwrite", "pwrite64", "send", "sendto", "perror", true)
+      .Default(false);
+}
+
+// Functions with other outside effects (syncing a file, the system log,
+// ending the process) that write no program memory: no pointer argument
+// they write through.  Inside a region they make the transaction
+// irrevocable (__amber_irrevocable_io) but need not make the engine assume
+// the whole heap was written.
+bool isIoCall(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("fsync", "fdatasync", "syslog", "vsyslog", true)
       .Cases("exit", "_exit", "_Exit", "quick_exit", "abort", true)
       .Default(false);
 }

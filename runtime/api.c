@@ -79,7 +79,12 @@ void amber_usage(struct amber_usage *out) {
   out->heap_bytes = amber_the_heap.hdr.data_size;
   /* The allocator's metadata is read from the data area: bring it up to
    * date first (engines that keep committed versions elsewhere). */
-  if (amber_tx_engine->sync && amber_thread()->depth == 0) amber_tx_engine->sync();
+  struct amber_thread *t = amber_thread();
+  /* The caller's own stores outside regions first (its stray batch: under
+   * mvcc they are versions the data area does not have yet, a root made
+   * outside regions among them). */
+  if (t->depth == 0) amber_tx_batch_commit(t);
+  if (amber_tx_engine->sync && t->depth == 0) amber_tx_engine->sync();
   amber_alloc_check(&amber_the_heap, amber_the_heap.data, &out->objects, &out->bytes);
 }
 
@@ -92,3 +97,5 @@ void amber_sync(void) {
   struct amber_thread *t = amber_thread();
   if (!t->depth) amber_tx_batch_commit(t);
 }
+
+int amber_is_persistent(const void *p) { return amber_tx_is_ready() && amber_in_heap(p); }

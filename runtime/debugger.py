@@ -93,6 +93,8 @@ class InfoAmber(gdb.Command):
         sel = gdb.selected_thread()
         try:
             for th in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
+                if th.name == "amber-live":  # the runtime's live-statistics thread (runtime/live.c): never the program's
+                    continue
                 th.switch()
                 v = _call("(const char *)__amber_debug_thread()")
                 gdb.write("Thread %d (%s): %s\n" % (th.num, th.name or "?", v.string() if v is not None else "?"))

@@ -28,6 +28,7 @@
 #include "stats.h"
 #include "heap/strict.h"
 #include "init.h"
+#include "live.h"
 #include "interpose.h"
 #include "tx/tx.h"
 
@@ -183,6 +184,7 @@ static void init(void) {
   __atomic_store_n(&__amber_heap_base, (uintptr_t)h->window, __ATOMIC_RELEASE);
   __atomic_store_n(&__amber_heap_size, h->hdr.data_size, __ATOMIC_RELEASE);
   atexit(close_at_exit);
+  amber_live_start(); /* after the close's atexit: its page goes first at exit */
   /* Last: other threads' first regions wait in pthread_once until here. */
   __atomic_store_n(&amber_tx_ready, 1, __ATOMIC_RELEASE);
   amber_tx_opening = 0;

@@ -17,6 +17,7 @@
 #include "tx/alloc.h"
 #include "tx/engine.h"
 #include "tx/fase.h"
+#include "tx/output.h"
 #include "tx/tx.h"
 
 /* ---- the process ---- */
@@ -56,6 +57,17 @@ int amber_interpose_heap_contains(const void *addr) {
   const struct amber_heap *h = &amber_the_heap;
   return within(addr, h->data, h->hdr.data_size) || within(addr, h->window, h->hdr.data_size) ||
          within(addr, h->meta, AMBER_META_SIZE) || within(addr, h->engine_area, h->hdr.engine_size);
+}
+
+/* ---- output inside regions ---- */
+
+_Static_assert(AMBER_OUT_STREAM == AMBER_OUTPUT_STREAM && AMBER_OUT_FD == AMBER_OUTPUT_FD &&
+                   AMBER_OUT_PWRITE == AMBER_OUTPUT_PWRITE && AMBER_OUT_SEND == AMBER_OUTPUT_SEND &&
+                   AMBER_OUT_FLUSH == AMBER_OUTPUT_FLUSH,
+               "interpose.h and tx/output.h name the same record kinds");
+
+void amber_interpose_output(int kind, void *stream, int fd, int64_t arg, const void *bytes, size_t n) {
+  amber_output_add(amber_thread(), kind, stream, fd, arg, bytes, n);
 }
 
 /* ---- reading and writing the heap ---- */
@@ -173,6 +185,69 @@ void *amber_interpose_realloc(void *p, size_t n) {
   struct realloc_req r = {p, n, NULL};
   amber_tx_run_internal(prealloc_fn, &r);
   return r.result;
+}
+
+/* A lock-delimited section's own transaction (depth 1, AMBER_FASE_OPEN) is
+ * no region: allocations there stay volatile (docs/guide.md section 2.5). */
+int amber_interpose_in_region(void) {
+  const struct amber_thread *t = amber_self;
+  return t && t->depth > (t->fase == AMBER_FASE_OPEN);
+}
+
+struct palloc_req {
+  const char *s; /* pstrndup: the string */
+  size_t n, align;
+  int zero;
+  void *result;
+};
+
+static void palloc_fn(void *arg) {
+  struct palloc_req *r = arg;
+  if (r->s) {
+    r->result = __amber_strndup(r->s, r->n);
+    return;
+  }
+  size_t n = r->n;
+  if (r->align > 16) {
+    /* Slab objects lie at multiples of their class size in a page-aligned
+     * slab, so a power-of-two class is aligned to itself; larger objects
+     * are whole pages. */
+    if (n < r->align) n = r->align;
+    if (n <= AMBER_SLAB_MAX) n = (size_t)1 << (64 - __builtin_clzll((unsigned long long)n - 1));
+  }
+  r->result = r->zero ? __amber_calloc(n, 1) : __amber_malloc(n);
+}
+
+void *amber_interpose_palloc(const char *fn, size_t n, size_t align, int zero) {
+  if (align > AMBER_PAGE)
+    amber_fatal("%s() inside a region asked for %zu-byte alignment; the persistent heap aligns objects to at most %u bytes: "
+                "allocate with a smaller alignment, or outside the region",
+                fn, align, AMBER_PAGE);
+  struct palloc_req r = {NULL, n, align, zero, NULL};
+  amber_tx_run_internal(palloc_fn, &r);
+  return r.result;
+}
+
+char *amber_interpose_pstrndup(const char *s, size_t max) {
+  struct palloc_req r = {s, max, 0, 0, NULL};
+  amber_tx_run_internal(palloc_fn, &r);
+  return r.result;
+}
+
+struct psize_req {
+  const void *p;
+  size_t size;
+};
+
+static void psize_fn(void *arg) {
+  struct psize_req *r = arg;
+  r->size = amber_palloc_size(amber_thread(), r->p);
+}
+
+size_t amber_interpose_psize(const void *p) {
+  struct psize_req r = {p, 0};
+  amber_tx_run_internal(psize_fn, &r);
+  return r.size;
 }
 
 /* ---- threads and sections ---- */

@@ -86,6 +86,19 @@ size_t amber_interpose_strnlen_tx(const char *s, size_t max);
 void amber_interpose_free(void *p);
 void *amber_interpose_realloc(void *p, size_t n);
 
+/* The calling thread runs a region (the pass's __amber_malloc allocates
+ * persistently there).  Called only while a heap is open. */
+__attribute__((visibility("hidden"))) int amber_interpose_in_region(void); /* hidden: no PLT on malloc's path */
+/* Inside a region: n bytes (zeroed with `zero`) of the persistent heap,
+ * aligned to `align` (a power of two; at most the allocator's page, else an
+ * amber: error naming `fn`), in the region's transaction. */
+void *amber_interpose_palloc(const char *fn, size_t n, size_t align, int zero);
+/* Inside a region: a persistent copy of the string at s (at most max bytes,
+ * then a NUL); s may be persistent or volatile. */
+char *amber_interpose_pstrndup(const char *s, size_t max);
+/* The usable size of the live persistent allocation at p; 0 when p is none. */
+size_t amber_interpose_psize(const void *p);
+
 /* ---- stores outside regions (tx/batch.c) ---- */
 
 /* Open stray batches in the process (tx/batch.h). */
@@ -100,6 +113,24 @@ void amber_interpose_sync_slow(void);
 static inline void amber_interpose_sync(void) {
   if (__builtin_expect(__atomic_load_n(&amber_tx_batches_open, __ATOMIC_RELAXED) != 0, 0)) amber_interpose_sync_slow();
 }
+
+/* ---- output inside regions (tx/output.c) ---- */
+
+/* 1 while this thread runs a region that may still be undone: output it
+ * writes then waits for the region's commit (docs/guide.md 2.3).  One
+ * initial-exec TLS load, tested inline by the output interceptors. */
+extern __thread int amber_output_held __attribute__((tls_model("initial-exec")));
+/* What a held record does at the commit (tx/output.h's kinds). */
+enum {
+  AMBER_OUT_STREAM = 0, /* fwrite to a stream */
+  AMBER_OUT_FD = 1,     /* write to a descriptor, all of it */
+  AMBER_OUT_PWRITE = 2, /* pwrite at offset arg */
+  AMBER_OUT_SEND = 3,   /* send with flags arg, all of it */
+  AMBER_OUT_FLUSH = 4,  /* fflush(stream) (NULL: every stream) */
+};
+/* Appends one record to the running region's output (while
+ * amber_output_held); bytes are copied. */
+void amber_interpose_output(int kind, void *stream, int fd, int64_t arg, const void *bytes, size_t n);
 
 /* ---- threads (tx/thread.c) ---- */
 

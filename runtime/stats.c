@@ -172,6 +172,35 @@ void amber_stats_write(FILE *f, int json) {
           amber_ordo_source_name(amber_ordo_clk.source));
 }
 
+/* The "tx" and "pm" groups of the live statistics (runtime/live.c): the
+ * same counters as above, read while the program runs (each a plain load
+ * of a counter its thread keeps adding to). */
+void amber_stats_write_groups(FILE *f) {
+  struct totals s;
+  sum(&s);
+  uint64_t fl = 0, fe = 0, aborts = 0, threads = 0;
+  for (int i = 0; i < AMBER_PM_NCAT; i++) {
+    fl += s.pm.flushes[i];
+    fe += s.pm.fences[i];
+  }
+  for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
+  for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) threads += !__atomic_load_n(&t->exited, __ATOMIC_RELAXED);
+  static const char *const reason[AMBER_ABORT_NREASONS] = {"upgrade", "conflict", "validation", "future", "capacity", "irrevocable", "retry", "cancel"};
+  fprintf(f, "\"tx\": {\"commits\": %llu, \"update_commits\": %llu, \"readonly_commits\": %llu, \"aborts\": %llu",
+          (unsigned long long)(s.update + s.readonly), (unsigned long long)s.update, (unsigned long long)s.readonly,
+          (unsigned long long)aborts);
+  for (int i = 0; i < AMBER_ABORT_NREASONS; i++) fprintf(f, ", \"aborts_%s\": %llu", reason[i], (unsigned long long)s.aborts[i]);
+  fprintf(f, ", \"stored_bytes\": %llu, \"threads\": %llu}", (unsigned long long)s.stored, (unsigned long long)threads);
+  fprintf(f, ", \"pm\": {\"backend\": \"%s\", \"flushes\": %llu, \"fences\": %llu, \"syncs\": %llu, \"flushed_bytes\": %llu, "
+             "\"flushes_per_update_txn\": %.3f, \"fences_per_update_txn\": %.3f, \"write_amplification\": %.3f",
+          amber_pm_mode_name(), (unsigned long long)fl, (unsigned long long)fe, (unsigned long long)s.pm.syncs,
+          (unsigned long long)s.pm.flushed_bytes, per(fl, s.update), per(fe, s.update), per(s.pm.flushed_bytes, s.stored));
+  for (int i = 0; i < AMBER_PM_NCAT; i++)
+    fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
+            amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
+  fprintf(f, "}");
+}
+
 void amber_stats_print(void) { amber_stats_write(stderr, 0); }
 
 /* The statistics are printed and written once: at exit, at amber_close, or

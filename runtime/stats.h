@@ -13,6 +13,8 @@ void amber_stats_check_file(void);
 /* Prints (AMBER_STATS) and writes (AMBER_STATS_FILE) the statistics once. */
 void amber_stats_at_exit(void);
 void amber_stats_write(FILE *f, int json);
+/* The "tx": {...}, "pm": {...} members of the live statistics (live.c). */
+void amber_stats_write_groups(FILE *f);
 /* For fatal signals: amber_stats_prepare_signal (when the heap opens) sets
  * up what amber_stats_at_signal (in the handler; no malloc, no stdio locks
  * of the program's streams) needs to print and write them once. */

@@ -5,6 +5,8 @@
  *   amber check HEAP [--json]     exit 0 consistent, 1 damaged, 2 unusable
  *   amber recover HEAP [--with PROGRAM]
  *   amber stats HEAP|FILE.json [--json]   (tools/amber_stats.c)
+ *   amber stats --pid PID [--watch N [--count K]] [--json]   (a running program)
+ *   amber dump HEAP [filters] | --at ADDR --len N [--json]   (tools/amber_dump.c)
  *   amber ordo [--matrix] [--json] [--png FILE]   (tools/amber_ordo.c)
  *   amber ordo HEAP [--json]                       (tools/amber_ordo_heap.c)
  *   amber plant-sites                              (tools/amber_plant.c)
@@ -12,7 +14,9 @@
  *   amber --help-options [--markdown]
  *
  * Every command but create and recover opens the heap read-only: the file
- * is never written (recovery, when pending, runs on a private copy). */
+ * is never written (recovery, when pending, runs on a private copy).  info,
+ * stats and dump read a heap a running program holds through a stable copy
+ * of its file (tools/amber_tool.c); check and recover refuse it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,9 @@ static const char synopsis[] =
     "  amber recover HEAP [--with PROGRAM]\n"
     "  amber stats HEAP [--json]\n"
     "  amber stats FILE.json [--json]\n"
+    "  amber stats --pid PID [--watch N [--count K]] [--json]\n"
+    "  amber dump HEAP [--min N] [--max N] [--from ADDR] [--to ADDR] [--json]\n"
+    "  amber dump HEAP --at ADDR [--len N] [--json]\n"
     "  amber ordo [--matrix] [--json] [--png FILE]\n"
     "  amber ordo HEAP [--json]\n"
     "  amber plant-sites\n"
@@ -68,8 +75,11 @@ static void help(FILE *f) {
           "DESCRIPTION\n"
           "  amber works on the heap files that programs built with amber-cc run on\n"
           "  (like pmempool for PMDK pools). A heap is one file, mapped at the same\n"
-          "  address in every run; a program names it with AMBER_HEAP. amber takes\n"
-          "  the heap's lock, so a heap that a program has open is refused.\n"
+          "  address in every run; a program names it with AMBER_HEAP. check and\n"
+          "  recover take the heap's lock, so they refuse a heap that a program has\n"
+          "  open; info, stats and dump show such a live heap read-only, through a\n"
+          "  copy of the file that stood still while it was read (they say so, and\n"
+          "  as of when), taking no lock on it.\n"
           "  info, check and stats never write the heap file: on a heap left by a\n"
           "  crash they run recovery on a private copy and report what it leaves.\n"
           "  They read any heap the caller can open and print its owner and mode;\n"
@@ -119,6 +129,25 @@ static void help(FILE *f) {
           "      one table each. --json prints the objects unchanged, one per line.\n"
           "      Whether the file is a heap or a statistics file is read from its first\n"
           "      bytes.\n"
+          "  stats --pid PID [--watch N [--count K]] [--json]\n"
+          "      The counters of running process PID (a program built with amber-cc,\n"
+          "      with its heap open, of this user), without stopping it: the keys\n"
+          "      tx.* (commits, aborts by reason), pm.* (flushes, fences, bytes),\n"
+          "      engine.* (the engine's figures; mvcc: TLog/OLog/CLog fill) and\n"
+          "      alloc.* (heap use). --watch N prints one line every N seconds with\n"
+          "      the rates since the last (commits/s, aborts/s by reason, fences and\n"
+          "      flushes per update, bytes written and flushed per second, log fill),\n"
+          "      K lines with --count (else until interrupted); with --json, each\n"
+          "      snapshot with a \"rates\" object. AMBER_LIVE_STATS=0 in the program\n"
+          "      turns this off.\n"
+          "  dump HEAP [--min N] [--max N] [--from ADDR] [--to ADDR] [--json]\n"
+          "      The root and every live object: data offset, address, size class and\n"
+          "      size (large objects: the bytes asked for), in address order;\n"
+          "      --min/--max keep sizes in [N, M], --from/--to addresses in [A, B)\n"
+          "      (an address or a data offset). --json: one object per line.\n"
+          "  dump HEAP --at ADDR [--len N] [--json]\n"
+          "      N bytes (default 64, at most 1M) at ADDR (an address in the heap's\n"
+          "      window or a data offset) as hex and text.\n"
           "  ordo [--matrix] [--json] [--png FILE]\n"
           "      Measure the ORDO clock boundary (cycles, ns), TSC frequency and\n"
           "      clock mode; --matrix adds the pairwise CPU offsets, --png FILE draws\n"
@@ -179,6 +208,8 @@ static void help(FILE *f) {
           "  amber stats /dev/shm/app.heap\n"
           "  AMBER_STATS_FILE=run.json AMBER_HEAP=/dev/shm/app.heap ./app\n"
           "  amber stats run.json\n"
+          "  amber stats --pid \"$(pidof app)\" --watch 1\n"
+          "  amber dump /dev/shm/app.heap --at 0x550000043000 --len 32\n"
           "\n"
           "SEE ALSO\n"
           "  amber-cc --help; docs/guide.md (writing regions, running, recovery, the\n"
@@ -273,7 +304,7 @@ static int cmd_info(int argc, char **argv) {
   memset(&none, 0, sizeof none);
   if (!o) o = &none;
   struct durability du;
-  durability_of(h.fd, &du);
+  durability_of(v.src_fd >= 0 ? v.src_fd : h.fd, &du);
   char model[sizeof o->fp.model + 1];
   memcpy(model, o->fp.model, sizeof o->fp.model);
   model[sizeof o->fp.model] = 0;
@@ -299,6 +330,8 @@ static int cmd_info(int argc, char **argv) {
            (unsigned long long)o->offset, (unsigned long long)o->floor, (unsigned long long)o->seq,
            amber_ordo_record_how_name(o->how.how), o->how.flags & AMBER_ORDO_PROVISIONAL ? "true" : "false");
     amber_pending_json(stdout, v.pending_txns, v.pending_ckpts, v.left_out);
+    printf(", \"live\": %s", v.live ? "true" : "false");
+    if (v.live) printf(", \"live_pid\": %d, \"as_of_ns\": %llu, \"copy_reads\": %d", v.holder, (unsigned long long)v.as_of, v.passes);
     /* The same keys as the statistics' (runtime/stats.c). */
     printf(", \"pm\": \"%s\", \"pm_auto\": %s, \"medium\": \"%s\", \"medium_fs\": ", amber_pm_mode_names[du.mode],
            du.is_auto ? "true" : "false", amber_pm_medium_name[du.m.kind]);
@@ -308,6 +341,11 @@ static int cmd_info(int argc, char **argv) {
            amber_pm_power_loss_words(&du.m, du.mode));
   } else {
     printf("heap         %s\n", h.path);
+    if (v.live) {
+      char lw[256];
+      amber_view_live_words(&v, lw, sizeof lw);
+      printf("live         %s\n", lw);
+    }
     printf("owner        %s\n", who);
     printf("version      %u\n", hd->version);
     printf("engine       %s\n", h.engine->name);
@@ -337,8 +375,20 @@ static int cmd_info(int argc, char **argv) {
              o->how.flags & AMBER_ORDO_PROVISIONAL ? ", provisional: the next open measures again" : "", h.path);
     printf("durability   %s\n", du.line);
   }
-  amber_heap_unmap(&h);
+  amber_view_close(&h, &v);
   return bad ? 1 : v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
+}
+
+/* check and recover on a heap a running program holds. */
+static void refuse_live(const char *cmd, const char *path, int holder) {
+  char who[48] = "another process";
+  if (holder) snprintf(who, sizeof who, "process %d", holder);
+  amber_error("%s: heap %s is in use by %s: %s needs a heap no program has open (%s); stop that program first, or use amber "
+              "info, stats or dump %s for a read-only view of it while it runs",
+              cmd, path, who, cmd,
+              !strcmp(cmd, "check") ? "the running program's transactions in flight would read as damage"
+                                    : "recovery writes the heap the program is using",
+              path);
 }
 
 static int cmd_check(int argc, char **argv) {
@@ -346,7 +396,15 @@ static int cmd_check(int argc, char **argv) {
   int json;
   if (heap_args("check", argc, argv, &path, &json)) return 2;
   struct amber_check_report r;
-  int rc = amber_check_path_report(path, json, &r);
+  int rc, holder;
+  if (amber_heap_is_live(path, &holder)) {
+    /* A heap a program is writing: its half-written transactions and
+     * unwritten-back versions would read as damage.  amber info, stats and
+     * dump show a read-only view of it instead. */
+    refuse_live("check", path, holder);
+    memset(&r, 0, sizeof r);
+    rc = 2;
+  } else rc = amber_check_path_report(path, json, &r);
   if (json) {
     static const char *const verdict[] = {"consistent", "damaged", "unusable", "incomplete"};
     printf("{\"path\": ");
@@ -404,6 +462,11 @@ static int cmd_recover(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  int holder;
+  if (amber_heap_is_live(path, &holder)) {
+    refuse_live("recover", path, holder);
+    return 2;
+  }
   if (with) {
     if (access(path, F_OK) != 0) return amber_error("recover: heap %s: %s", path, strerror(errno)), 2;
     int rc = recover_with(path, with);
@@ -433,7 +496,8 @@ int main(int argc, char **argv) {
   /* amber check, info and stats recover on a private copy of the heap:
    * nothing there is worth flushing, and no crash injection or simulation
    * applies to it. */
-  if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "info") || !strcmp(argv[1], "stats"))) {
+  if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "info") || !strcmp(argv[1], "stats") ||
+                    !strcmp(argv[1], "dump"))) {
     /* A misspelt AMBER_PM is still an error (amber_pm_init says so). */
     enum amber_pm_mode m;
     int is_auto;
@@ -468,6 +532,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(c, "recover")) return cmd_recover(argc - 2, argv + 2);
   if (!strcmp(c, "stats")) return amber_cmd_stats(argc - 2, argv + 2);
+  if (!strcmp(c, "dump")) return amber_cmd_dump(argc - 2, argv + 2);
   if (!strcmp(c, "ordo")) return amber_cmd_ordo(argc - 2, argv + 2);
   if (!strcmp(c, "plant-sites")) return amber_cmd_plant_sites(argc - 2, argv + 2);
   if (!strcmp(c, "path")) return amber_cmd_path(argc - 2, argv + 2);

@@ -109,6 +109,6 @@ int amber_cmd_ordo_heap(const char *path, int json) {
   } else {
     print_text(h.path, o);
   }
-  amber_heap_unmap(&h);
+  amber_view_close(&h, &v);
   return 0;
 }

@@ -11,9 +11,15 @@
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tx/alloc.h"
@@ -21,11 +27,18 @@
 #include "base/diag.h"
 #include "tx/engine.h"
 #include "heap/heap.h"
+#include "live.h"
 #include "stats.h"
 
 /* ---- a heap ---- */
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+/* "live": true/false, and for a live heap its holder and the copy's time. */
+static void live_json(const struct amber_view *v) {
+  printf(", \"live\": %s", v->live ? "true" : "false");
+  if (v->live) printf(", \"live_pid\": %d, \"as_of_ns\": %llu, \"copy_reads\": %d", v->holder, (unsigned long long)v->as_of, v->passes);
+}
 
 static int stats_heap(const char *path, int json) {
   struct amber_heap h;
@@ -36,7 +49,7 @@ static int stats_heap(const char *path, int json) {
   if (amber_alloc_validate_image(&h, h.data) != 0) {
     amber_error("heap %s: no statistics for a heap whose allocator metadata is damaged; run amber check %s for every problem", h.path,
                 h.path);
-    amber_heap_unmap(&h);
+    amber_view_close(&h, &v);
     return 1;
   }
   struct amber_alloc_census c;
@@ -60,6 +73,7 @@ static int stats_heap(const char *path, int json) {
     if (tagged) printf("\"%s\"", tag);
     else printf("null");
     amber_pending_json(stdout, v.pending_txns, v.pending_ckpts, v.left_out);
+    live_json(&v);
     printf(", \"file_bytes\": %llu, \"metadata_bytes\": %llu, \"data_bytes\": %llu, \"engine_area_offset\": %llu, "
            "\"engine_area_bytes\": %llu, \"page_bytes\": %u, \"pages\": %llu, \"metadata_pages\": %llu, \"allocatable_pages\": %llu, "
            "\"used_objects\": %llu, \"used_bytes\": %llu, \"slab_pages\": %llu, \"large_pages\": %llu, \"free_pages\": %llu, "
@@ -85,10 +99,15 @@ static int stats_heap(const char *path, int json) {
              c.cls[i].size, (unsigned long long)c.cls[i].pages, (unsigned long long)c.cls[i].objects,
              (unsigned long long)(c.cls[i].pages * c.cls[i].slots), (unsigned long long)(c.cls[i].objects * c.cls[i].size));
     printf("]}\n");
-    amber_heap_unmap(&h);
+    amber_view_close(&h, &v);
     return v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
   }
   printf("heap           %s\n", h.path);
+  if (v.live) {
+    char lw[256];
+    amber_view_live_words(&v, lw, sizeof lw);
+    printf("live           %s\n", lw);
+  }
   printf("engine         %s (layout version %u)\n", h.engine->name, hd->version);
   printf("state          %s (opened %llu time%s)%s\n", state, (unsigned long long)v.opens, v.opens == 1 ? "" : "s",
          v.left_out ? "; recovery is pending: the figures below leave out the transactions named on the next line"
@@ -139,7 +158,7 @@ static int stats_heap(const char *path, int json) {
     printf("%s%10s %10llu %10llu %10s %12llu (%llu bytes requested)\n", c.slab_pages ? "" : "\n", "large",
            (unsigned long long)c.large_pages, (unsigned long long)c.large_objects, "-",
            (unsigned long long)(c.large_pages * AMBER_PAGE), (unsigned long long)c.large_requested);
-  amber_heap_unmap(&h);
+  amber_view_close(&h, &v);
   return v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
 }
 
@@ -399,19 +418,264 @@ static int stats_file(const char *path, int fd, int json) {
   return rc;
 }
 
+
+/* ---- a running program (amber stats --pid) ---- */
+
+static long futex_op(uint32_t *w, int op, uint32_t v, const struct timespec *ts) { return syscall(SYS_futex, w, op, v, ts, NULL, 0); }
+
+/* Asks process pid for a snapshot (live.h) and copies its JSON into *text
+ * (malloc); mono: its CLOCK_MONOTONIC.  0, or 2 after an amber: error:. */
+static int live_ask(int pid, char **text, uint64_t *mono, uint64_t *real) {
+  char path[128];
+  snprintf(path, sizeof path, AMBER_LIVE_FILE_FMT, (unsigned)geteuid(), pid);
+  int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+      amber_error("stats --pid %d: no process %d is running; give the process id of a running program built with amber-cc", pid, pid);
+      return 2;
+    }
+    amber_error("stats --pid %d: process %d publishes no live statistics (%s: %s); it is not a program built with amber-cc, has "
+                "not opened its heap yet, runs as another user (run amber as that user), or runs with AMBER_LIVE_STATS=0",
+                pid, pid, path, strerror(errno));
+    return 2;
+  }
+  struct amber_live_page *pg = mmap(NULL, AMBER_LIVE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  struct stat sb;
+  int bad = fstat(fd, &sb) != 0 || sb.st_size < (off_t)AMBER_LIVE_BYTES;
+  close(fd);
+  if (pg == MAP_FAILED || bad || memcmp(pg->magic, AMBER_LIVE_MAGIC, sizeof pg->magic) || pg->pid != pid) {
+    if (pg != MAP_FAILED) munmap(pg, AMBER_LIVE_BYTES);
+    amber_error("stats --pid %d: %s is not a live statistics page of this amber (another version wrote it, or it is damaged); "
+                "use the amber that built the program",
+                pid, path);
+    return 2;
+  }
+  int rc = 2;
+  for (int tries = 0; tries < 5; tries++) {
+    uint32_t want = __atomic_add_fetch(&pg->request, 1, __ATOMIC_ACQ_REL);
+    futex_op(&pg->request, FUTEX_WAKE, INT32_MAX, NULL);
+    struct timespec t0, now, slice = {0, 50 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+      uint32_t got = __atomic_load_n(&pg->served, __ATOMIC_ACQUIRE);
+      if ((int32_t)(got - want) >= 0) break;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if (now.tv_sec - t0.tv_sec >= 10) {
+        amber_error("stats --pid %d: process %d did not answer within 10 s (is it stopped, e.g. by SIGSTOP or a debugger?); "
+                    "try again when it runs",
+                    pid, pid);
+        munmap(pg, AMBER_LIVE_BYTES);
+        return 2;
+      }
+      futex_op(&pg->served, FUTEX_WAIT, got, &slice);
+    }
+    uint32_t seq = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
+    if (seq & 1) continue;
+    uint32_t len = pg->len;
+    if (len >= AMBER_LIVE_BYTES - sizeof *pg) len = 0;
+    char *t = malloc(len + 1);
+    if (!t) amber_fatal("out of memory");
+    memcpy(t, pg->text, len);
+    t[len] = 0;
+    *mono = pg->mono_ns;
+    *real = pg->time_ns;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE) != seq || !len) {
+      free(t);
+      continue;
+    }
+    *text = t;
+    rc = 0;
+    break;
+  }
+  if (rc) amber_error("stats --pid %d: process %d kept rewriting its statistics while they were read; try again", pid, pid);
+  munmap(pg, AMBER_LIVE_BYTES);
+  return rc;
+}
+
+/* The rows of one snapshot (dotted keys). */
+static int live_rows(int pid, const char *text, struct jp *p) {
+  memset(p, 0, sizeof *p);
+  p->s = text;
+  p->end = text + strlen(text);
+  if (value(p, "", 0) != 0) {
+    amber_error("stats --pid %d: the process published statistics amber cannot read (%s); use the amber that built the program",
+                pid, p->err ? p->err : "not JSON");
+    return 2;
+  }
+  return 0;
+}
+
+static const char *row_get(const struct jp *p, const char *key) {
+  for (size_t i = 0; i < p->n; i++)
+    if (!strcmp(p->rows[i].key, key)) return p->rows[i].val;
+  return NULL;
+}
+static double row_num(const struct jp *p, const char *key) {
+  const char *v = row_get(p, key);
+  return v ? strtod(v, NULL) : 0.0;
+}
+
+static void when(uint64_t real_ns, char *buf, size_t len) {
+  time_t sec = (time_t)(real_ns / 1000000000u);
+  struct tm tm;
+  gmtime_r(&sec, &tm);
+  strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+static void human_rate(double bps, char *buf, size_t len) {
+  if (bps >= 1e9) snprintf(buf, len, "%.1f GB/s", bps / 1e9);
+  else if (bps >= 1e6) snprintf(buf, len, "%.1f MB/s", bps / 1e6);
+  else if (bps >= 1e3) snprintf(buf, len, "%.1f kB/s", bps / 1e3);
+  else snprintf(buf, len, "%.0f B/s", bps);
+}
+
+/* One --watch line: the rates between snapshots a and b. */
+static void watch_line(const struct jp *a, const struct jp *b, double secs, uint64_t real_ns, int json, const char *text) {
+  static const char *const reason[] = {"conflict", "validation", "future", "capacity", "upgrade", "irrevocable", "retry", "cancel"};
+  double d_upd = row_num(b, "tx.update_commits") - row_num(a, "tx.update_commits");
+  double commits = (row_num(b, "tx.commits") - row_num(a, "tx.commits")) / secs;
+  double aborts = (row_num(b, "tx.aborts") - row_num(a, "tx.aborts")) / secs;
+  double fences = row_num(b, "pm.fences") - row_num(a, "pm.fences"), flushes = row_num(b, "pm.flushes") - row_num(a, "pm.flushes");
+  double stored = (row_num(b, "tx.stored_bytes") - row_num(a, "tx.stored_bytes")) / secs;
+  double flushed = (row_num(b, "pm.flushed_bytes") - row_num(a, "pm.flushed_bytes")) / secs;
+  if (json) {
+    /* The snapshot with its rates added. */
+    size_t n = strlen(text);
+    while (n && text[n - 1] != '}') n--;
+    fwrite(text, 1, n ? n - 1 : 0, stdout);
+    printf(", \"rates\": {\"seconds\": %.3f, \"commits_per_s\": %.1f, \"aborts_per_s\": %.1f", secs, commits, aborts);
+    for (size_t i = 0; i < sizeof reason / sizeof *reason; i++) {
+      char k[64];
+      snprintf(k, sizeof k, "tx.aborts_%s", reason[i]);
+      printf(", \"aborts_%s_per_s\": %.1f", reason[i], (row_num(b, k) - row_num(a, k)) / secs);
+    }
+    printf(", \"fences_per_update_txn\": %.3f, \"flushes_per_update_txn\": %.3f, \"stored_bytes_per_s\": %.0f, "
+           "\"flushed_bytes_per_s\": %.0f}}\n",
+           d_upd > 0 ? fences / d_upd : 0.0, d_upd > 0 ? flushes / d_upd : 0.0, stored, flushed);
+    fflush(stdout);
+    return;
+  }
+  char t[16], sr[32], fr[32], why[256] = "";
+  when(real_ns, t, sizeof t);
+  human_rate(stored, sr, sizeof sr);
+  human_rate(flushed, fr, sizeof fr);
+  size_t w = 0;
+  for (size_t i = 0; i < sizeof reason / sizeof *reason; i++) {
+    char k[64];
+    snprintf(k, sizeof k, "tx.aborts_%s", reason[i]);
+    double r = (row_num(b, k) - row_num(a, k)) / secs;
+    if (r > 0 && w < sizeof why) w += (size_t)snprintf(why + w, sizeof why - w, "%s%s %.0f", w ? ", " : " (", reason[i], r);
+  }
+  if (w && w < sizeof why) snprintf(why + w, sizeof why - w, ")");
+  printf("%s  commits/s %.0f  aborts/s %.0f%s  fences/update %.2f  flushes/update %.2f  written %s  flushed %s", t, commits, aborts,
+         why, d_upd > 0 ? fences / d_upd : 0.0, d_upd > 0 ? flushes / d_upd : 0.0, sr, fr);
+  if (row_get(b, "engine.tlog_fill"))
+    printf("  tlog %.0f%%  olog %.0f%%  clog %.0f%%", 100 * row_num(b, "engine.tlog_fill"), 100 * row_num(b, "engine.olog_fill"),
+           100 * row_num(b, "engine.clog_fill"));
+  printf("  heap %.0f%%\n", 100 * row_num(b, "alloc.fill"));
+  fflush(stdout);
+}
+
+static int stats_pid(const char *arg, double watch, long count, int json) {
+  char *e;
+  long pid = strtol(arg, &e, 10);
+  if (*e || pid <= 0 || pid > INT32_MAX) {
+    amber_error("stats --pid %s: not a process id; give the number ps or pidof prints", arg);
+    return 2;
+  }
+  char *text;
+  uint64_t mono, real;
+  int rc = live_ask((int)pid, &text, &mono, &real);
+  if (rc) return rc;
+  struct jp a;
+  if (live_rows((int)pid, text, &a)) return 2;
+  if (watch <= 0) {
+    if (json) printf("%s\n", text);
+    else {
+      char t[16];
+      when(real, t, sizeof t);
+      printf("process %ld (%s), heap %s: live statistics at %s UTC\n", pid, row_get(&a, "program") ? row_get(&a, "program") : "?",
+             row_get(&a, "heap") ? row_get(&a, "heap") : "?", t);
+      size_t w = 5;
+      for (size_t i = 0; i < a.n; i++)
+        if (strlen(a.rows[i].key) > w) w = strlen(a.rows[i].key);
+      if (w > 40) w = 40;
+      for (size_t i = 0; i < a.n; i++) printf("  %-*s  %s\n", (int)w, a.rows[i].key, a.rows[i].val);
+    }
+    free_rows(&a);
+    free(a.rows);
+    free(text);
+    return 0;
+  }
+  for (long i = 0; count <= 0 || i < count; i++) {
+    struct timespec ts = {(time_t)watch, (long)((watch - (double)(time_t)watch) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+    char *t2;
+    uint64_t mono2, real2;
+    if ((rc = live_ask((int)pid, &t2, &mono2, &real2)) != 0) break;
+    struct jp b;
+    if ((rc = live_rows((int)pid, t2, &b)) != 0) break;
+    double secs = mono2 > mono ? (double)(mono2 - mono) / 1e9 : watch;
+    watch_line(&a, &b, secs, real2, json, t2);
+    free_rows(&a);
+    free(a.rows);
+    free(text);
+    a = b;
+    text = t2;
+    mono = mono2;
+  }
+  free_rows(&a);
+  free(a.rows);
+  free(text);
+  return rc;
+}
+
 int amber_cmd_stats(int argc, char **argv) {
-  const char *path = NULL;
+  const char *path = NULL, *pid = NULL;
   int json = 0;
+  double watch = 0;
+  long count = 0;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = 1;
+    else if (!strcmp(argv[i], "--pid") && i + 1 < argc) pid = argv[++i];
+    else if (!strcmp(argv[i], "--watch") && i + 1 < argc) {
+      char *e;
+      watch = strtod(argv[++i], &e);
+      if (*e || !(watch > 0) || watch > 86400) {
+        amber_error("stats --watch %s: not a number of seconds; use e.g. --watch 1", argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+      char *e;
+      count = strtol(argv[++i], &e, 10);
+      if (*e || count <= 0) {
+        amber_error("stats --count %s: not a positive number of lines; use e.g. --count 5", argv[i]);
+        return 2;
+      }
+    }
     else if (argv[i][0] == '-' && argv[i][1]) {
-      amber_error("stats: unknown option '%s'; use amber stats HEAP|FILE.json [--json]", argv[i]);
+      amber_error("stats: unknown option '%s'; use amber stats HEAP|FILE.json [--json] or amber stats --pid PID [--watch N [--count K]] [--json]", argv[i]);
       return 2;
     } else if (path) {
       amber_error("stats: one file at a time ('%s' and '%s'); use amber stats HEAP|FILE.json [--json]", path, argv[i]);
       return 2;
     } else path = argv[i];
   }
+  if (pid && path) {
+    amber_error("stats: --pid %s and %s: a process or a file, not both; use amber stats --pid PID or amber stats HEAP", pid, path);
+    return 2;
+  }
+  if ((watch > 0 || count) && !pid) {
+    amber_error("stats: --watch and --count apply to a running program; use amber stats --pid PID --watch N [--count K]");
+    return 2;
+  }
+  if (count && !(watch > 0)) {
+    amber_error("stats --count %ld needs --watch N (seconds between lines)", count);
+    return 2;
+  }
+  if (pid) return stats_pid(pid, watch, count, json);
   if (!path) {
     amber_tool_usage();
     return 2;

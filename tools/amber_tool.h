@@ -23,6 +23,14 @@ struct amber_view {
    * how many of those transactions the view leaves out (records only the
    * program that wrote them can apply): then the view is incomplete. */
   uint64_t pending_txns, pending_ckpts, left_out;
+  /* A heap a running program has open (it holds the heap's lock): the
+   * view is of a stable copy of the file (live.c in tools), never of the
+   * file itself, and no lock is taken on it. */
+  int live;
+  int holder;       /* the process holding the lock (from /proc/locks); 0 when unknown */
+  uint64_t as_of;   /* CLOCK_REALTIME ns when the copy was last found equal to the file */
+  int passes;       /* reads of the file it took */
+  int src_fd;       /* the heap file itself (durability); -1 unless live */
 };
 
 /* Opens `path` with the heap's lock and copy-on-write mappings of the
@@ -31,6 +39,15 @@ struct amber_view {
  * never written (amber check does the same).  Returns 0, or -1 after an
  * amber: error: (the heap is refused, as a program would refuse it). */
 int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v);
+/* Unmaps the view's heap (and closes the live file). */
+void amber_view_close(struct amber_heap *h, struct amber_view *v);
+
+/* Whether a running program holds path's lock (a shared-lock probe that
+ * takes nothing when it fails); *holder: its pid, 0 when unknown. */
+int amber_heap_is_live(const char *path, int *holder);
+/* "live: open by process P; read-only view of a copy as of HH:MM:SS UTC"
+ * for the views' first lines. */
+void amber_view_live_words(const struct amber_view *v, char *buf, size_t len);
 
 /* The engine state word is engine-defined (docs/format.md lists the
  * values).  When its four low bytes spell capital letters (romulus: IDLE,
@@ -44,5 +61,7 @@ int amber_cmd_ordo_heap(const char *path, int json);
 int amber_cmd_plant_sites(int argc, char **argv);
 /* amber path PROGRAM (tools/amber_path.c). */
 int amber_cmd_path(int argc, char **argv);
+/* amber dump HEAP ... (tools/amber_dump.c). */
+int amber_cmd_dump(int argc, char **argv);
 
 #endif

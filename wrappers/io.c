@@ -6,14 +6,17 @@
  * through the engine when it keeps committed versions outside the data area
  * (mvcc), in place at the alias otherwise (romulus).  A stream buffer in the
  * heap (setvbuf) is refused: libc would write it on every call.  Vectored
- * I/O is iovec.c's. */
+ * I/O is iovec.c's.  Inside a region that may still be undone, the output
+ * calls hold their output until the region commits (output.c). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "wrap.h"
 
 /* glibc's <stdio.h> may define these as macros. */
@@ -91,6 +94,42 @@ static void in_store(const char *fn, void *dst, const char *src, size_t n) {
 #define INTO(p, n) (__builtin_expect(wrap_touches(p, n), 0))
 #define OUT_OF(p, n) (__builtin_expect(wrap_touches(p, n), 0))
 
+/* ---- output held until the region's commit (output.c) ---- */
+
+/* A write-like call while the region holds its output: 1 when it is done
+ * here (*r its result: all of it, or -1 for a descriptor not open for
+ * writing), 0 when the descriptor cannot wait and the caller writes now. */
+static int held_fd(int kind, int fd, int64_t arg, int nonblock, const void *buf, size_t n, ssize_t *r) {
+  int w = wrap_output_fd_waits(fd, nonblock);
+  if (!w) return 0;
+  *r = -1;
+  if (w < 0) return 1;
+  if (n > SSIZE_MAX) n = SSIZE_MAX;
+  wrap_output_add(kind, NULL, fd, arg, buf, n);
+  *r = (ssize_t)n;
+  return 1;
+}
+
+/* pwrite's own errors come now: a negative offset, a descriptor that cannot
+ * seek. */
+static int held_pwrite(int fd, const void *buf, size_t n, off64_t off, ssize_t *r) {
+  *r = -1;
+  if (off < 0) {
+    errno = EINVAL;
+    return 1;
+  }
+  int e = errno;
+  if (lseek(fd, 0, SEEK_CUR) < 0) return 1; /* ESPIPE, EBADF */
+  errno = e;
+  return held_fd(AMBER_OUT_PWRITE, fd, off, 0, buf, n, r);
+}
+
+#define HELD_FD(call)                                                          \
+  do {                                                                         \
+    ssize_t r_;                                                                \
+    if (wrap_output_held() && call) return r_;                                 \
+  } while (0)
+
 /* ---- system calls ---- */
 
 #define READ_LIKE(fn, call)                                                    \
@@ -135,18 +174,21 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off) {
 }
 
 ssize_t write(int fd, const void *buf, size_t n) {
+  HELD_FD(held_fd(AMBER_OUT_FD, fd, 0, 0, buf, n, &r_));
   amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(write)(fd, buf, n);
   WRITE_LIKE("write", REAL(write)(fd, p, n));
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+  HELD_FD(held_pwrite(fd, buf, n, off, &r_));
   amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(pwrite)(fd, buf, n, off);
   WRITE_LIKE("pwrite", REAL(pwrite)(fd, p, n, off));
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off) {
+  HELD_FD(held_pwrite(fd, buf, n, off, &r_));
   amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(pwrite64)(fd, buf, n, off);
   WRITE_LIKE("pwrite", REAL(pwrite64)(fd, p, n, off));
@@ -200,12 +242,17 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags, st
 }
 
 ssize_t send(int fd, const void *buf, size_t n, int flags) {
+  HELD_FD(held_fd(AMBER_OUT_SEND, fd, flags, flags & MSG_DONTWAIT, buf, n, &r_));
   amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(send)(fd, buf, n, flags);
   WRITE_LIKE("send", REAL(send)(fd, p, n, flags));
 }
 
 ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t tolen) {
+  /* To an address: not held (the commit would need the address too); the
+   * region becomes irrevocable and it is sent now. */
+  if (wrap_output_held() && to) __amber_irrevocable();
+  HELD_FD(held_fd(AMBER_OUT_SEND, fd, flags, flags & MSG_DONTWAIT, buf, n, &r_));
   amber_interpose_sync();
   if (!OUT_OF(buf, n)) return REAL(sendto)(fd, buf, n, flags, to, tolen);
   WRITE_LIKE("sendto", REAL(sendto)(fd, p, n, flags, to, tolen));
@@ -241,6 +288,16 @@ static size_t total(size_t size, size_t n) {
     return r;                                                                  \
   } while (0)
 
+/* fwrite while the region holds its output (the stream can wait). */
+static size_t held_fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
+  size_t t = total(size, n);
+  if (!t) return 0;
+  wrap_output_add(AMBER_OUT_STREAM, f, -1, 0, ptr, t);
+  return n;
+}
+
+#define HELD_STREAM(f) (wrap_output_held() && wrap_output_stream_waits(f))
+
 size_t fread(void *ptr, size_t size, size_t n, FILE *f) {
   amber_interpose_sync();
   size_t t = total(size, n);
@@ -272,6 +329,7 @@ size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FIL
 }
 
 size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
+  if (HELD_STREAM(f)) return held_fwrite(ptr, size, n, f);
   amber_interpose_sync();
   size_t t = total(size, n);
   if (!OUT_OF(ptr, t)) return REAL(fwrite)(ptr, size, n, f);
@@ -279,6 +337,7 @@ size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
 }
 
 size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *f) {
+  if (HELD_STREAM(f)) return held_fwrite(ptr, size, n, f);
   amber_interpose_sync();
   size_t t = total(size, n);
   if (!OUT_OF(ptr, t)) return REAL(fwrite_unlocked)(ptr, size, n, f);
@@ -340,19 +399,43 @@ char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f) {
     return r;                                                                  \
   } while (0)
 
+/* puts / fputs while the region holds its output: the string (a heap one
+ * read now, in the region's view), then puts' newline.  Their results are
+ * glibc's: puts the bytes written, fputs 1. */
+static int held_puts(const char *s, FILE *f, int newline) {
+  char *copy = NULL;
+  size_t len;
+  if (OUT_STR(s)) {
+    amber_interpose_check_usable(newline ? "puts" : "fputs", s);
+    copy = amber_wrap_strndup(s, (size_t)-1, &len);
+    if (!copy) amber_wrap_nomem(newline ? "puts" : "fputs", s, 0);
+    s = copy;
+  } else {
+    len = strlen(s);
+  }
+  wrap_output_add(AMBER_OUT_STREAM, f, -1, 0, s, len);
+  if (newline) wrap_output_add(AMBER_OUT_STREAM, f, -1, 0, "\n", 1);
+  free(copy);
+  if (!newline) return 1;
+  return len + 1 > INT_MAX ? INT_MAX : (int)(len + 1);
+}
+
 int puts(const char *s) {
+  if (HELD_STREAM(stdout)) return held_puts(s, stdout, 1);
   amber_interpose_sync();
   if (!OUT_STR(s)) return REAL(puts)(s);
   PUTS_LIKE("puts", REAL(puts)(p));
 }
 
 int fputs(const char *s, FILE *f) {
+  if (HELD_STREAM(f)) return held_puts(s, f, 0);
   amber_interpose_sync();
   if (!OUT_STR(s)) return REAL(fputs)(s, f);
   PUTS_LIKE("fputs", REAL(fputs)(p, f));
 }
 
 int fputs_unlocked(const char *s, FILE *f) {
+  if (HELD_STREAM(f)) return held_puts(s, f, 0);
   amber_interpose_sync();
   if (!OUT_STR(s)) return REAL(fputs_unlocked)(s, f);
   PUTS_LIKE("fputs_unlocked", REAL(fputs_unlocked)(p, f));

@@ -17,7 +17,9 @@
  * real snprintf, so widths, flags and precisions behave as libc's.  A
  * format this parser does not know (a conversion registered with
  * register_printf_specifier, more than 64 positional arguments) runs
- * unchanged: documented in docs/wrappers.md. */
+ * unchanged: documented in docs/wrappers.md.  Inside a region that may
+ * still be undone, the text for a stream or descriptor is formatted now
+ * and held until the region commits (output.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "output.h"
 #include "varargs.h"
 #include "wrap.h"
 
@@ -509,9 +512,35 @@ static int length(size_t n) {
 
 /* A stream or a file descriptor (never in the heap). */
 static int to_file(const char *fn, FILE *f, int fd, int flag, const char *fmt, va_list ap) {
+  /* Inside a region that may still be undone the text waits for its
+   * commit (output.c), formatted now. */
+  int held = 0;
+  if (wrap_output_held()) {
+    held = f ? wrap_output_stream_waits(f) : wrap_output_fd_waits(fd, 0);
+    if (held < 0) return -1; /* EBADF */
+  }
   amber_interpose_sync();
   struct job j;
   int mode = plan(&j, fn, fmt, ap, 0);
+  if (mode == FAST && held) {
+    char local[512];
+    va_list a2;
+    va_copy(a2, ap);
+    int r = flag < 0 ? REAL(vsnprintf)(local, sizeof local, j.fmt, a2)
+                     : REAL(__vsnprintf_chk)(local, sizeof local, flag, sizeof local, j.fmt, a2);
+    va_end(a2);
+    char *p = local;
+    if (r >= (int)sizeof local) {
+      p = malloc((size_t)r + 1);
+      if (!p) oom();
+      r = flag < 0 ? REAL(vsnprintf)(p, (size_t)r + 1, j.fmt, ap)
+                   : REAL(__vsnprintf_chk)(p, (size_t)r + 1, flag, (size_t)r + 1, j.fmt, ap);
+    }
+    if (r > 0) wrap_output_add(f ? AMBER_OUT_STREAM : AMBER_OUT_FD, f, fd, 0, p, (size_t)r);
+    if (p != local) free(p);
+    struct out none = {0};
+    return finish(&j, &none, r);
+  }
   if (mode == FAST) {
     int r = f ? (flag < 0 ? REAL(vfprintf)(f, j.fmt, ap) : REAL(__vfprintf_chk)(f, flag, j.fmt, ap))
               : (flag < 0 ? REAL(vdprintf)(fd, j.fmt, ap) : REAL(__vdprintf_chk)(fd, flag, j.fmt, ap));
@@ -522,8 +551,9 @@ static int to_file(const char *fn, FILE *f, int fd, int flag, const char *fmt, v
   int r = text(&j, mode, ap, &o);
   if (r == 0) {
     r = length(o.n);
-    if (r >= 0 && f && fwrite(o.p, 1, o.n, f) != o.n) r = -1;
-    for (size_t done = 0; r >= 0 && !f && done < o.n;) {
+    if (r >= 0 && held) wrap_output_add(f ? AMBER_OUT_STREAM : AMBER_OUT_FD, f, fd, 0, o.p, o.n);
+    else if (r >= 0 && f && fwrite(o.p, 1, o.n, f) != o.n) r = -1;
+    for (size_t done = 0; r >= 0 && !held && !f && done < o.n;) {
       ssize_t w = write(fd, o.p + done, o.n - done);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) r = -1;

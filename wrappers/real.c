@@ -225,6 +225,20 @@ FORWARD(char *, fgets, (char *s, int n, FILE *f), (s, n, f))
 FORWARD(int, puts, (const char *s), (s))
 FORWARD(int, fputs, (const char *s, FILE *f), (s, f))
 FORWARD(int, fputs_unlocked, (const char *s, FILE *f), (s, f))
+#undef putc
+#undef putchar
+#undef putc_unlocked
+#undef putchar_unlocked
+#undef fputc_unlocked
+FORWARD(int, putc, (int c, FILE *f), (c, f))
+FORWARD(int, fputc, (int c, FILE *f), (c, f))
+FORWARD(int, putchar, (int c), (c))
+FORWARD(int, putc_unlocked, (int c, FILE *f), (c, f))
+FORWARD(int, fputc_unlocked, (int c, FILE *f), (c, f))
+FORWARD(int, putchar_unlocked, (int c), (c))
+FORWARD(int, fflush, (FILE *f), (f))
+FORWARD(int, fflush_unlocked, (FILE *f), (f))
+FORWARD(void, perror, (const char *s), (s))
 FORWARD(ssize_t, __read_chk, (int fd, void *b, size_t n, size_t l), (fd, b, n, l))
 FORWARD(ssize_t, __pread_chk, (int fd, void *b, size_t n, off_t o, size_t l), (fd, b, n, o, l))
 FORWARD(ssize_t, __pread64_chk, (int fd, void *b, size_t n, off64_t o, size_t l), (fd, b, n, o, l))

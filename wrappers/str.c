@@ -132,13 +132,16 @@ char *strrchr(const char *s, int c) {
   return heap_chr("strrchr", s, c, 1);
 }
 
+/* Inside a region, a persistent copy (the allocator family: alloc.c). */
 char *strdup(const char *s) {
+  if (__builtin_expect(wrap_persistent_call(__builtin_return_address(0)), 0)) return amber_interpose_pstrndup(s, SIZE_MAX);
   if (!heap_read(s)) return REAL(strdup)(s);
   amber_interpose_check_usable("strdup", s);
   return amber_wrap_strndup(s, SIZE_MAX, NULL); /* volatile, as libc's */
 }
 
 char *strndup(const char *s, size_t n) {
+  if (__builtin_expect(wrap_persistent_call(__builtin_return_address(0)), 0)) return amber_interpose_pstrndup(s, n);
   if (!heap_read(s)) return REAL(strndup)(s, n);
   amber_interpose_check_usable("strndup", s);
   return amber_wrap_strndup(s, n, NULL);

@@ -31,7 +31,7 @@
  * is open (no separate list to keep in step).  A result that points back at
  * the interceptor is refused; while this thread is inside dlsym (which may
  * allocate and so call back into us) TRY_REAL(fn) is NULL and the caller
- * uses a plain fallback (byte loops; free.c drops a free and copies a
+ * uses a plain fallback (byte loops; alloc.c drops a free and copies a
  * realloc until the next allocator is known).
  *
  * The runtime is reached only through runtime/interpose.h, included below:
@@ -102,6 +102,20 @@ static inline int wrap_touches(const void *p, size_t n) {
 static inline int wrap_in_heap(const void *p) {
   return (uintptr_t)p - __atomic_load_n(&__amber_heap_base, __ATOMIC_RELAXED) <
          __atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED);
+}
+
+/* ---- the allocator family (alloc.c) ---- */
+
+/* The code at return address ra is a module allocating for itself (libc,
+ * the dynamic loader, the C++ and unwinding runtimes, libamber and its
+ * libraries). */
+__attribute__((visibility("hidden"))) int amber_wrap_internal_caller(const void *ra);
+/* An allocation by the caller at return address ra is persistent: a heap is
+ * open, the thread runs a region, and the caller is the program's code (or
+ * a library's) rather than such a module.  One relaxed load while no heap
+ * is open. */
+static inline int wrap_persistent_call(const void *ra) {
+  return __atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED) && amber_interpose_in_region() && !amber_wrap_internal_caller(ra);
 }
 
 /* ---- the heap, for interceptors that touch it (core.c, on interpose.h) ---- */

@@ -42,6 +42,10 @@ int __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
   return amber_tx_run_outermost(t, desc, desc->fn, closure, wants_writer(desc), iso);
 }
 
+/* Known calls with outside effects that write no program memory (fsync,
+ * exit, ...; the pass's isIoCall).  Output is not among them: it waits for
+ * the commit (tx/output.c), and stays held here, as the region may still
+ * abort under mvcc. */
 void __amber_irrevocable_io(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
@@ -57,6 +61,10 @@ void __amber_irrevocable(void) {
   amber_op_giveup(t, "called code amber could not instrument");
   amber_tx_engine->unlogged(t);
   t->irrevocable_done = 1; /* after unlogged: mvcc restarts the region alone there first */
+  /* From here the region cannot be undone (mvcc runs it alone, a romulus
+   * writer never aborts): what it wrote so far goes out now, before the
+   * call (a prompt before a read), and the rest as it is written. */
+  amber_output_release(t);
 }
 
 void __amber_retry(void) { amber_tx_retry(amber_thread()); }

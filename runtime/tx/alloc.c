@@ -365,6 +365,32 @@ void amber_alloc_census(const struct amber_heap *h, const char *data, struct amb
   }
 }
 
+void amber_alloc_walk(const struct amber_heap *h, const char *data, amber_alloc_walk_fn fn, void *arg) {
+  uint64_t np = h->hdr.data_size / AMBER_PAGE, first = 1 + pagetab_pages(np);
+  if (first > np) first = np;
+  const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + AMBER_PAGE);
+  for (uint64_t p = first, judged = first; p < np; p++) {
+    if (p >= judged) {
+      int zero;
+      uint64_t n = desc_run(h, pt, p, np, &zero);
+      judged = p + n;
+      if (zero) {
+        p = judged - 1;
+        continue;
+      }
+    }
+    const struct amber_page_desc *d = &pt[p];
+    if (d->kind == AMBER_PAGE_SLAB && d->cls < NCLS) {
+      for (unsigned i = 0; i < slots_of(d->cls) && i < 64 * AMBER_SLAB_WORDS; i++)
+        if (d->bitmap[i / 64] >> (i % 64) & 1)
+          if (fn(arg, p * AMBER_PAGE + (uint64_t)i * class_size[d->cls], class_size[d->cls], class_size[d->cls])) return;
+    } else if (d->kind == AMBER_PAGE_LARGE && d->npages && d->npages <= np - p) {
+      if (fn(arg, p * AMBER_PAGE, 0, d->size)) return;
+      p += d->npages - 1;
+    }
+  }
+}
+
 /* ---- the process's allocator: volatile indexes ---- */
 
 struct partial_list {

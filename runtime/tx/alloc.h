@@ -63,6 +63,14 @@ struct amber_alloc_census {
 };
 void amber_alloc_census(const struct amber_heap *h, const char *data, struct amber_alloc_census *c);
 
+/* Every live object of the data image `data`, in address order: fn(arg,
+ * data offset, size class (0 for a large object: a run of whole pages),
+ * size: the class's, or the bytes a large object's allocation asked for);
+ * a nonzero return stops the walk.  Descriptors the census would count as
+ * damaged are skipped.  Never writes (amber dump). */
+typedef int (*amber_alloc_walk_fn)(void *arg, uint64_t off, uint32_t cls, uint64_t size);
+void amber_alloc_walk(const struct amber_heap *h, const char *data, amber_alloc_walk_fn fn, void *arg);
+
 /* Builds the volatile indexes for the process's heap (after recovery);
  * a damaged page table is refused with an amber: error: and exit status 2. */
 void amber_alloc_open(struct amber_heap *h);

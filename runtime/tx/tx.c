@@ -80,6 +80,7 @@ static void undo_volatile(struct amber_thread *t) {
  * allocator's decisions, deferred frees, then the engine's own. */
 static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   t->undoing = why;
+  amber_output_drop(t); /* its output never happened */
   undo_volatile(t);
   t->nptrc = 0;
   amber_alloc_abort(t);
@@ -179,6 +180,7 @@ static void finish(struct amber_thread *t) {
     t->readonly_flushes += now[1] - t->pm_mark[1];
   }
   amber_alloc_commit(t);
+  amber_output_release(t); /* committed: what it wrote goes out, in order */
   end(t);
 }
 
@@ -212,6 +214,7 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;
   t->irrevocable_done = 0;
+  amber_output_hold(t);
   amber_op_begin(t, desc, arg);
   amber_tx_engine->begin(t);
   t->depth = 1;

@@ -13,6 +13,7 @@
 #include "heap/window.h"
 #include "unisolated.h"
 #include "batch.h"
+#include "output.h"
 
 enum amber_abort_reason {
   AMBER_ABORT_UPGRADE,    /* a reader restarts as a writer */
@@ -80,6 +81,9 @@ struct amber_thread {
   /* Allocator decisions of the running transaction. */
   struct amber_alloc_rec *alloc_rec;
   size_t nalloc_rec, capalloc_rec;
+  /* Output of a region that may still be undone, issued at its commit
+   * (tx/output.c). */
+  struct amber_output out;
   /* Volatile (non-heap) frees requested inside a region: done at commit. */
   void **vfree;
   size_t nvfree, capvfree;

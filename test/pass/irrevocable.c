@@ -1,5 +1,6 @@
 // Calls inside regions (and clones) to code the pass cannot instrument:
-//  - known I/O (printf, ...): __amber_irrevocable_io() before the call;
+//  - output the runtime holds until the commit (printf, ...): a plain call;
+//  - other known I/O (fsync, ...): __amber_irrevocable_io() before the call;
 //  - other known library functions (qsort, ...): __amber_irrevocable();
 //  - indirect calls and functions declared but not defined here: the target
 //    goes through __amber_clone_of() (the runtime returns the registered
@@ -13,7 +14,8 @@
 #include <amber.h>
 #include <stdio.h>
 #include <stdlib.h>
-void log_it(int v) { printf("%d\n", v); }
+#include <unistd.h>
+void log_it(int v) { printf("%d\n", v); fsync(1); }
 void viaclone(int *p) {
   AMBER_ATOMIC { log_it(*p); }
 }
@@ -54,10 +56,13 @@ void assembly(int *p) {
 // CHECK: call void @__amber_irrevocable()
 // CHECK-NEXT: call void asm sideeffect
 // CHECK-LABEL: define dso_local void @__amber_tx_log_it(
-// CHECK: call void @__amber_irrevocable_io()
-// CHECK-NEXT: call i32 (ptr, ...) @printf(
-// REMARK-DAG: irrevocable.c:16:22: remark: call to printf does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:28:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:32:18: remark: call to qsort cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:35:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// CHECK-NOT: __amber_irrevocable
+// CHECK: call i32 (ptr, ...) @printf(
+// CHECK-NEXT: call void @__amber_irrevocable_io()
+// CHECK-NEXT: call i32 @fsync(
+// REMARK-NOT: call to printf
+// REMARK-DAG: irrevocable.c:18:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:30:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:34:18: remark: call to qsort cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:37:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-NOT: indirect call

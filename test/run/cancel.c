@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct item { long v; };
 struct root {
@@ -280,7 +281,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "io")) {
     AMBER_ATOMIC {
       r->a++;
-      printf("output that cannot be taken back\n");
+      fsync(1); /* an outside effect amber cannot undo (output is held: output_once.c) */
       amber_cancel();
     }
     return 0;
@@ -288,7 +289,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "io-persistent")) {
     AMBER_PERSISTENT {
       r->a++;
-      printf("output that cannot be taken back\n");
+      fsync(1); /* an outside effect amber cannot undo (output is held: output_once.c) */
       if (r->a > 0) amber_cancel();
     }
     return 0;

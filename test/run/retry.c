@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 200
 #define CAP 16
@@ -103,7 +104,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "io")) {
     AMBER_ATOMIC {
       r->polls++;
-      printf("output that cannot be taken back\n");
+      fsync(1); /* an outside effect amber cannot undo (output is held: output_once.c) */
       amber_retry();
     }
     return 0;

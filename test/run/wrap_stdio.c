@@ -41,9 +41,7 @@ struct root {
   char stdiobuf[BUFSIZ];
 };
 
-/* In the heap window (the runtime's ABI variables). */
-extern uintptr_t __amber_heap_base, __amber_heap_size;
-static int amber_is_persistent(const void *p) { return (uintptr_t)p - __amber_heap_base < __amber_heap_size; }
+/* amber_is_persistent (amber.h): in the heap window. */
 
 /* The length up to a newline (instrumented code: strcspn is not this
  * test's concern). */

@@ -326,8 +326,19 @@ static void mv_stats(FILE *f, int json) {
   mv_clog_stats(&rounds, &entries, &drained, &live);
   uint64_t spilled, segments;
   mv_clog_spill_stats(&spilled, &segments);
-  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) olive += o->ohead - o->otail;
+  /* How full the logs are now (amber stats --pid reads these while the
+   * program runs): TLog slots in use, OLog ring bytes not yet recycled,
+   * CLog entries not yet written back; each a fraction of its capacity. */
+  uint64_t tused = 0, tcap = 0, ocap = 0;
+  for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
+    olive += __atomic_load_n(&o->ohead, __ATOMIC_RELAXED) - __atomic_load_n(&o->otail, __ATOMIC_RELAXED);
+    tused += __atomic_load_n(&o->head, __ATOMIC_RELAXED) - __atomic_load_n(&o->tail, __ATOMIC_RELAXED);
+    tcap += o->nslots;
+    ocap += mv.olog_bytes;
+  }
   if (json) {
+    fprintf(f, ", \"tlog_fill\": %.4f, \"olog_fill\": %.4f, \"clog_fill\": %.4f", tcap ? (double)tused / (double)tcap : 0.0,
+            ocap ? (double)olive / (double)ocap : 0.0, mv.clog_n ? (double)live / (double)mv.clog_n : 0.0);
     fprintf(f, ", \"mvcc_block\": %llu, \"tlog_freed_copies\": %llu, \"writeback_blocks\": %llu, \"grace_periods\": %llu, "
                "\"grace_detector\": %d, \"mvcc_threads\": %llu, \"olog_bytes\": %llu, \"olog_bytes_per_update_txn\": %.1f, "
                "\"olog_recycled_records\": %llu, \"replayed_txns\": %llu, \"checkpoint_rounds\": %llu, \"clog_entries\": %llu, "

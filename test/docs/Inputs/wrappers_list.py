@@ -3,10 +3,12 @@ import re
 import sys
 
 cmake, doc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-block = re.search(r"set\(AMBER_INTERCEPTED(.*?)\)", cmake, re.S)
-if not block:
+cmake = re.sub(r"#[^\n]*", "", cmake)
+# The list, and what later blocks append to it.
+blocks = re.findall(r"(?:set|list\(APPEND)\s*\(?\s*AMBER_INTERCEPTED\b(.*?)\)", cmake, re.S)
+if not blocks:
     sys.exit("no AMBER_INTERCEPTED list in " + sys.argv[1])
-names = block.group(1).split()
+names = " ".join(blocks).split()
 quoted = set()
 for span in re.findall(r"`([^`]*)`", doc):
     quoted.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span))
