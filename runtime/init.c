@@ -22,6 +22,7 @@
 #include "heap/fault.h"
 #include "heap/owner.h"
 #include "heap/ordo_record.h"
+#include "heap/ordo_cache.h"
 #include "pm/durability.h"
 #include "pm/pm.h"
 #include "heap/window.h"
@@ -70,6 +71,7 @@ static void init(void) {
   amber_heap_fault_guard(1);
   amber_options_load();
   amber_pm_init();
+  amber_ordo_cache_load(); /* this boot's TSC frequency, when an earlier process measured it */
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
   amber_fase_init();  /* AMBER_FASE: likewise */
   amber_ptrcheck_init(); /* AMBER_CHECK_POINTERS: likewise */

@@ -23,6 +23,25 @@ static uint32_t crc_table(uint32_t crc, const unsigned char *p, size_t len) {
 }
 
 #if defined(__x86_64__)
+#include <cpuid.h>
+
+/* Asked at the first checksum, not at load: __builtin_cpu_supports would
+ * link compiler-rt's CPU model constructor, which runs a dozen CPUID
+ * instructions (each a VM exit under a hypervisor) in every amber program
+ * at start-up, one that never opens a heap included (issue 27, item 5).
+ * 0: not asked yet, 1: no, 2: yes. */
+static int sse42;
+
+static int has_sse42(void) {
+  int v = __atomic_load_n(&sse42, __ATOMIC_RELAXED);
+  if (__builtin_expect(v == 0, 0)) {
+    unsigned a, b, c = 0, d;
+    v = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2) ? 2 : 1;
+    __atomic_store_n(&sse42, v, __ATOMIC_RELAXED);
+  }
+  return v == 2;
+}
+
 /* SSE4.2's crc32 instruction computes the same reflected CRC-32C update,
  * 8 bytes at a time: mvcc checksums every OLog record, which for a batch of
  * stores outside regions (tx/batch.c) is about as many bytes as were stored. */
@@ -42,7 +61,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const 
 uint32_t amber_crc32c(uint32_t crc, const void *buf, size_t len) {
   crc = ~crc;
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("sse4.2")) return ~crc_sse42(crc, buf, len);
+  if (has_sse42()) return ~crc_sse42(crc, buf, len);
 #endif
   return ~crc_table(crc, buf, len);
 }

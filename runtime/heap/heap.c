@@ -63,14 +63,29 @@ static int link_into_place(int fd, const char *tmp, const char *path) {
   return linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
-/* Gives the file all its blocks now (a.reserve), so that a full file system
+/* Gives the file all its blocks now (a.reserve; on tmpfs, checks the free
+ * space instead, below), so that a full file system
  * is an error here and never a SIGBUS at some later store into a page the
  * file system cannot supply (heap/fault.c). */
 static int reserve_blocks(int fd, const char *path, uint64_t size) {
-  int e = posix_fallocate(fd, 0, (off_t)size);
-  if (e == 0) return 0;
   struct statfs fs;
-  unsigned long long avail = fstatfs(fd, &fs) == 0 ? (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize : 0;
+  int have_fs = fstatfs(fd, &fs) == 0;
+  unsigned long long avail = have_fs ? (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize : 0;
+  /* tmpfs (the default heaps' /dev/shm): fallocate there allocates and
+   * zeroes every page of the file, about 0.1 s for 256 MiB, and takes the
+   * whole heap's RAM from the first run on.  The file stays sparse; the
+   * check is the free space now.  Should the file system fill up later, a
+   * write to a page not yet had stops the program with an amber: error:
+   * (heap/fault.c: SIGBUS at ENOSPC), the heap left as a crash leaves it. */
+  int e;
+  if (have_fs && (unsigned long)fs.f_type == 0x01021994ul /* TMPFS_MAGIC */) {
+    if (avail >= size) return 0;
+    e = ENOSPC;
+  } else {
+    e = posix_fallocate(fd, 0, (off_t)size);
+    if (e == 0) return 0;
+    if (have_fs && fstatfs(fd, &fs) == 0) avail = (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize;
+  }
   if (e == ENOSPC || e == EDQUOT)
     return amber_error("cannot create heap %s: it needs %llu bytes and its file system has %llu bytes free%s; free space there, put the "
                        "heap on another file system, or choose a smaller AMBER_HEAP_SIZE (AMBER_HEAP_RESERVE=0 creates it sparse "

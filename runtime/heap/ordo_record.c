@@ -2,6 +2,7 @@
  * clock to it (the stored boundary, offset and floor) and sealing it at
  * close. */
 #include "ordo_record.h"
+#include "ordo_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static uint64_t realtime_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void read_boot_id(uint8_t id[16]) {
+void amber_ordo_boot_id(uint8_t id[16]) {
   memset(id, 0, 16);
   FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
   if (!f) return;
@@ -176,7 +177,25 @@ static void choose_boundary(const char *path, struct amber_ordo_record *r, const
   } else if (r->boundary) {
     how = AMBER_ORDO_HOW_MACHINE;
   }
+  /* A new heap, or one last opened on other CPUs: a boundary confirmed
+   * earlier this boot on these CPUs (AMBER_ORDO_CACHE) serves as well as a
+   * new measurement, which takes up to a second. */
+  uint64_t cb;
+  struct amber_ordo_provenance cp;
+  if ((how == AMBER_ORDO_HOW_FIRST || how == AMBER_ORDO_HOW_MACHINE) && amber_ordo_cache_boundary(fp, &cb, &cp)) {
+    amber_info("ORDO boundary %llu cycles from the ORDO cache (measured %.1f ms over %u CPU pairs earlier this boot; "
+               "AMBER_ORDO_CACHE=0 measures instead)",
+               (unsigned long long)cb, (double)cp.elapsed_ns / 1e6, cp.pairs);
+    cp.replaced = how == AMBER_ORDO_HOW_FIRST ? 0 : r->boundary;
+    cp.how = how;
+    r->boundary = cb;
+    r->fp = *fp;
+    r->how = cp;
+    amber_ordo_set_boundary(cb, AMBER_ORDO_SRC_CACHE);
+    return;
+  }
   measure(path, r, fp, how, now_ns);
+  if (!(r->how.flags & AMBER_ORDO_PROVISIONAL)) amber_ordo_cache_store(fp, r->boundary, &r->how);
 }
 
 void amber_ordo_record_attach(struct amber_heap *h) {
@@ -187,7 +206,7 @@ void amber_ordo_record_attach(struct amber_heap *h) {
   memset(&r, 0, sizeof r);
   if (cur) r = *cur;
   uint8_t boot[16];
-  read_boot_id(boot);
+  amber_ordo_boot_id(boot);
   uint64_t now = realtime_ns();
   uint64_t elapsed_ns = cur && now > cur->floor_unix_ns ? now - cur->floor_unix_ns : 0;
   int mode = amber_ordo_clk.mode;
@@ -195,6 +214,7 @@ void amber_ordo_record_attach(struct amber_heap *h) {
     struct amber_ordo_fingerprint fp;
     amber_ordo_cpu_fingerprint(&fp, amber_ordo_clk.tsc_khz);
     choose_boundary(h->path, &r, &fp, now);
+    amber_ordo_cache_store(&fp, 0, NULL); /* the TSC frequency, when the cache lacked it */
     uint64_t tsc = amber_ordo_rdtscp();
     int same_boot = cur && cur->mode == AMBER_ORDO_TSC && boot_known(boot) && !memcmp(boot, cur->boot_id, 16);
     if (!cur) amber_ordo_clk.offset = 0;

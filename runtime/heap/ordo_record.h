@@ -15,6 +15,8 @@ int amber_ordo_record_validate(const struct amber_heap *h);
 const struct amber_ordo_record *amber_ordo_record_current(const struct amber_heap *h);
 /* "measured at the first open", ...: enum amber_ordo_how in words. */
 const char *amber_ordo_record_how_name(uint32_t how);
+/* /proc/sys/kernel/random/boot_id as 16 bytes; all zero when unknown. */
+void amber_ordo_boot_id(uint8_t id[16]);
 /* Sets r->crc. */
 void amber_ordo_record_seal(struct amber_ordo_record *r);
 

@@ -35,18 +35,21 @@ void amber_heap_owner_text(unsigned uid, unsigned mode, char *buf, size_t len) {
 static int check_dir(const char *heap, const char *dir) {
   struct stat sb;
   if (stat(dir, &sb) != 0) return amber_error("cannot check the directory %s of heap %s: %s", dir, heap, strerror(errno));
+  /* The owner's name only for an error: looking it up reads the user
+   * database (nsswitch, /etc/passwd) at every open otherwise. */
   char who[160];
-  amber_heap_owner_text((unsigned)sb.st_uid, (unsigned)sb.st_mode, who, sizeof who);
+#define WHO (amber_heap_owner_text((unsigned)sb.st_uid, (unsigned)sb.st_mode, who, sizeof who), who)
   if (sb.st_uid != geteuid() && sb.st_uid != 0)
     return amber_error("heap %s is in directory %s (%s), which belongs to another user: that user can replace the heap. "
                        "Keep heaps in your own directory (unset AMBER_HEAP for the private default), or set AMBER_HEAP_SHARED=1 "
                        "if this heap is shared deliberately (docs/guide.md, Security)",
-                       heap, dir, who);
+                       heap, dir, WHO);
   if ((sb.st_mode & (S_IWGRP | S_IWOTH)) && !(sb.st_mode & S_ISVTX))
     return amber_error("heap %s is in directory %s (%s), which others can write without the sticky bit: they can replace "
                        "the heap. Run chmod go-w %s (or chmod +t), move the heap, or set AMBER_HEAP_SHARED=1 if it is shared "
                        "deliberately (docs/guide.md, Security)",
-                       heap, dir, who, dir);
+                       heap, dir, WHO, dir);
+#undef WHO
   return 0;
 }
 
@@ -66,17 +69,18 @@ int amber_heap_check_dir(const char *path) {
 
 int amber_heap_check_owner(const char *path, const struct stat *sb) {
   char who[160];
-  amber_heap_owner_text((unsigned)sb->st_uid, (unsigned)sb->st_mode, who, sizeof who);
+#define WHO (amber_heap_owner_text((unsigned)sb->st_uid, (unsigned)sb->st_mode, who, sizeof who), who)
   if (sb->st_uid != geteuid())
     return amber_error("heap %s belongs to another user (%s) and this program runs as uid %u: whoever can write a heap "
                        "controls the program that opens it, so amber opens only its user's own heaps. Use your own heap "
                        "(unset AMBER_HEAP for the private default), or set AMBER_HEAP_SHARED=1 if this heap is shared "
                        "deliberately (docs/guide.md, Security)",
-                       path, who, (unsigned)geteuid());
+                       path, WHO, (unsigned)geteuid());
   if (sb->st_mode & (S_IWGRP | S_IWOTH))
     return amber_error("heap %s (%s) is writable by %s: whoever can write a heap controls the program that opens it. "
                        "Run chmod go-w %s, or set AMBER_HEAP_SHARED=1 if it is shared deliberately (docs/guide.md, Security)",
-                       path, who, sb->st_mode & S_IWOTH ? "every user" : "its group", path);
+                       path, WHO, sb->st_mode & S_IWOTH ? "every user" : "its group", path);
+#undef WHO
   return amber_heap_check_dir(path);
 }
 
@@ -114,13 +118,14 @@ int amber_heap_default_path(char *buf, size_t len, char *legacy, size_t legacy_l
   if (lstat(dir, &sb) != 0)
     return amber_error("cannot check the private heap directory %s: %s", dir, strerror(errno));
   char who[160];
-  amber_heap_owner_text((unsigned)sb.st_uid, (unsigned)sb.st_mode, who, sizeof who);
-  if (!S_ISDIR(sb.st_mode) || sb.st_uid != uid || (sb.st_mode & (S_IWGRP | S_IWOTH)))
+  if (!S_ISDIR(sb.st_mode) || sb.st_uid != uid || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+    amber_heap_owner_text((unsigned)sb.st_uid, (unsigned)sb.st_mode, who, sizeof who);
     return amber_error("the private heap directory %s (%s%s) must be a directory of uid %u that group and others cannot "
                        "write: someone else could plant the heap this program trusts. Remove it (as its owner or root) so "
                        "amber makes it again with mode 0700, or set AMBER_HEAP to a heap file in a directory of your own",
                        dir, S_ISDIR(sb.st_mode) ? "" : S_ISLNK(sb.st_mode) ? "a symbolic link, " : "not a directory, ", who,
                        uid);
+  }
   return amber_heap_default_name(exe, buf, len, legacy, legacy_len);
 }
 

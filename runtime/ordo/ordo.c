@@ -23,8 +23,9 @@ const char *amber_ordo_mode_name(int mode) {
 }
 
 const char *amber_ordo_source_name(int source) {
-  static const char *const names[] = {"none", "measured", "heap record", "AMBER_ORDO_BOUNDARY", "api", "logical clock"};
-  return source >= 0 && source <= AMBER_ORDO_SRC_LOGICAL ? names[source] : "?";
+  static const char *const names[] = {"none", "measured", "heap record", "AMBER_ORDO_BOUNDARY", "api", "logical clock",
+                                      "ORDO cache (measured this boot)"};
+  return source >= 0 && source <= AMBER_ORDO_SRC_CACHE ? names[source] : "?";
 }
 
 int amber_ordo_env_boundary(uint64_t *out) {
@@ -38,6 +39,14 @@ int amber_ordo_env_boundary(uint64_t *out) {
     amber_fatal("AMBER_ORDO_BOUNDARY=%s is not a positive number of cycles; use e.g. 2000, or unset it to measure the boundary", s);
   *out = v;
   return 0;
+}
+
+static uint64_t preset_khz;
+
+void amber_ordo_preset_tsc_khz(uint64_t khz) {
+  pthread_mutex_lock(&lock);
+  if (!amber_ordo_clk.mode) preset_khz = khz;
+  pthread_mutex_unlock(&lock);
 }
 
 static void choose_mode(void) {
@@ -54,7 +63,7 @@ static void choose_mode(void) {
   } else {
     amber_fatal("AMBER_CLOCK=%s is not a clock; use auto, tsc or logical", want);
   }
-  if (mode == AMBER_ORDO_TSC) amber_ordo_clk.tsc_khz = amber_ordo_cpu_tsc_khz();
+  if (mode == AMBER_ORDO_TSC) amber_ordo_clk.tsc_khz = preset_khz ? preset_khz : amber_ordo_cpu_tsc_khz();
   if (mode == AMBER_ORDO_LOGICAL && __atomic_load_n(&amber_ordo_logical, __ATOMIC_RELAXED) == 0)
     __atomic_store_n(&amber_ordo_logical, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&amber_ordo_clk.mode, mode, __ATOMIC_RELEASE);

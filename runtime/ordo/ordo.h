@@ -15,7 +15,7 @@ enum amber_ordo_mode { AMBER_ORDO_UNSET = 0, AMBER_ORDO_TSC = 1, AMBER_ORDO_LOGI
 /* Where the boundary came from. */
 enum amber_ordo_source {
   AMBER_ORDO_SRC_NONE = 0, AMBER_ORDO_SRC_MEASURED, AMBER_ORDO_SRC_RECORD, AMBER_ORDO_SRC_ENV,
-  AMBER_ORDO_SRC_API, AMBER_ORDO_SRC_LOGICAL
+  AMBER_ORDO_SRC_API, AMBER_ORDO_SRC_LOGICAL, AMBER_ORDO_SRC_CACHE
 };
 
 struct amber_ordo_clock {
@@ -77,6 +77,9 @@ static inline int amber_ordo_cmp_time(amber_time_t a, amber_time_t b) {
 /* Chooses the mode (AMBER_CLOCK, CPUID) and checks AMBER_ORDO_BOUNDARY
  * (fatal when malformed); measures only the TSC frequency (2 ms). */
 void amber_ordo_init(void);
+/* Before amber_ordo_init: the TSC frequency known from this boot's ORDO
+ * cache (heap/ordo_cache.c), so the mode's choice does not measure it. */
+void amber_ordo_preset_tsc_khz(uint64_t khz);
 /* Fixes the boundary (tests, AMBER_ORDO_BOUNDARY); 0 is not allowed. */
 void amber_ordo_set_boundary(uint64_t cycles, int source);
 /* Parses AMBER_ORDO_BOUNDARY; returns 0 and sets *out, or fatal on a bad

@@ -3,7 +3,6 @@
  * itself (libpmem), or an ordinary file. */
 #include "medium.h"
 
-#include <libpmem.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +10,7 @@
 
 #include "base/diag.h"
 #include "base/options.h"
+#include "libpmem.h"
 
 const char *const amber_pm_medium_name[AMBER_MEDIUM_NKINDS] = {"file", "memory", "dax", "dax-autoflush"};
 
@@ -64,8 +64,10 @@ void amber_pm_medium_detect(int fd, struct amber_pm_medium *m) {
   }
   m->map_sync = !memory && takes_map_sync(fd);
   if (memory) m->kind = AMBER_MEDIUM_MEMORY;
-  else if (m->map_sync) m->kind = pmem_has_auto_flush() == 1 ? AMBER_MEDIUM_DAX_AUTOFLUSH : AMBER_MEDIUM_DAX;
-  else m->kind = AMBER_MEDIUM_FILE;
+  else if (m->map_sync) {
+    amber_pmem_load("a heap on DAX (to ask whether the platform flushes caches on power loss)");
+    m->kind = amber_pmem_has_auto_flush() == 1 ? AMBER_MEDIUM_DAX_AUTOFLUSH : AMBER_MEDIUM_DAX;
+  } else m->kind = AMBER_MEDIUM_FILE;
   int k = override();
   if (k >= 0) {
     m->kind = (enum amber_pm_medium_kind)k;

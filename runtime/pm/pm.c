@@ -3,7 +3,6 @@
  * and planted bugs at named sites. */
 #include "pm.h"
 
-#include <libpmem.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "base/diag.h"
 #include "base/options.h"
 #include "durability.h"
+#include "libpmem.h"
 #include "msync.h"
 #include "ordo/cpu.h"
 #include "sim.h"
@@ -117,6 +117,13 @@ static void emulation_check(void) {
                 "or 500 (PCM)", secure_getenv("AMBER_PM_FENCE_NS"), AMBER_PM_DELAY_MAX_NS);
 }
 
+/* Once the mode is known: the backends that flush or fence through libpmem
+ * load it now (before any flush), the others never do. */
+static void load_backend(void) {
+  if (mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE)
+    amber_pmem_load(mode == AMBER_PM_MODE_PMEM ? "the pmem backend" : "the fence backend");
+}
+
 /* Once the mode is known. */
 static void emulation_start(void) {
   emulating = 0;
@@ -180,7 +187,10 @@ void amber_pm_init(void) {
     amber_pm_simulating = 1;
   }
   emulation_check();
-  if (!mode_auto) emulation_start();
+  if (!mode_auto) {
+    load_backend();
+    emulation_start();
+  }
   plant_init();
 }
 
@@ -189,6 +199,7 @@ int amber_pm_open(int fd) {
   medium_known = 1;
   if (mode_auto) {
     mode = amber_pm_auto_mode(&medium);
+    load_backend();
     emulation_start();
   }
   /* MAP_SYNC makes a write fault sync the file system's metadata of the
@@ -245,7 +256,7 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
   c->flushed_bytes += lines * LINE;
   switch (mode) {
   case AMBER_PM_MODE_PMEM:
-    pmem_flush((const void *)a, e - a);
+    amber_pmem_flush((const void *)a, e - a);
     break;
   case AMBER_PM_MODE_MSYNC: /* recorded; the fence syncs (msync.c) */
     amber_msync_record(a & ~(page - 1), (e + page - 1) & ~(page - 1), 0);
@@ -267,7 +278,7 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   if (mode == AMBER_PM_MODE_SIM) amber_sim_fence();
   else event();
   amber_pm_counters()->fences[cat]++;
-  if (mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE) pmem_drain();
+  if (mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE) amber_pmem_drain();
   else if (mode == AMBER_PM_MODE_MSYNC) amber_msync_fence();
   else if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync) {
     amber_msync_fence();

@@ -62,10 +62,10 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
     amber_fatal("more than %u threads ran transactions at once on heap %s, more than its OLog rings; create the heap with a "
                 "larger AMBER_MVCC_THREADS",
                 mv.max_threads, mv.heap->path);
-  for (uint64_t i = 0; i < m->nslots; i++) {
-    mv_slot(m, i)->owner = m;
-    mv_slot(m, i)->ring = m->ring_id;
-  }
+  /* The slots' owner and ring are set as each is first handed out
+   * (mv_ring_alloc), not here: writing them all would touch, and make the
+   * kernel zero, the whole ring (8 MiB by default) at the thread's first
+   * region, most of it never used by a short program (issue 27, item 5). */
   mv_ring_read_tail(m->ring_id, &m->otail, &m->oseq_tail, NULL, NULL);
   m->ohead = m->otail; /* open emptied every ring */
   if (amber_op_capturing() && amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());
@@ -143,7 +143,17 @@ struct mv_copy *mv_ring_alloc(struct mv_thread *m) {
     mv_reclaim(m, 1);
     if (m->head - m->tail >= m->nslots) return NULL;
   }
-  return mv_slot(m, m->head++);
+  struct mv_copy *x = mv_slot(m, m->head);
+  /* First lap: the slot was never handed out (abort rolls head back, so a
+   * slot may be set again: it was never linked, nobody else reads it).
+   * Later laps find them set; other threads read them only through a
+   * version chain, after the CAS that links the copy. */
+  if (__builtin_expect(m->head < m->nslots, 0)) {
+    x->owner = m;
+    x->ring = m->ring_id;
+  }
+  m->head++;
+  return x;
 }
 
 void mv_sync_all(struct mv_thread *m, int wait_free) {
