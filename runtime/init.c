@@ -16,6 +16,7 @@
 #include "engine/registry.h"
 #include "tx/engine.h"
 #include "tx/fase.h"
+#include "tx/ptrcheck.h"
 #include "base/options.h"
 #include "ordo/ordo.h"
 #include "heap/fault.h"
@@ -73,6 +74,7 @@ static void init(void) {
   amber_ordo_cache_load(); /* this boot's TSC frequency, when an earlier process measured it */
   amber_ordo_init(); /* AMBER_CLOCK, AMBER_ORDO_BOUNDARY: fail before any heap is touched */
   amber_fase_init();  /* AMBER_FASE: likewise */
+  amber_ptrcheck_init(); /* AMBER_CHECK_POINTERS: likewise */
   amber_stats_check_file(); /* AMBER_STATS_FILE: likewise */
   if (amber_opt.exit_wait > 3600000)
     amber_fatal("AMBER_EXIT_WAIT=%llu is more than an hour; give the milliseconds the close at exit waits for running "

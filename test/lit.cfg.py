@@ -179,3 +179,10 @@ for _feature, _flags in (("asan", ["-fsanitize=address"]), ("asan-ubsan", ["-fsa
 # what tests print about the boundary does not depend on which test ran
 # first.  test/run/ordo_cache.test turns it on.
 config.environment["AMBER_ORDO_CACHE"] = "0"
+
+# The pointer check (AMBER_CHECK_POINTERS, docs/guide.md "Pointers to
+# volatile memory") is on for every test: a commit that leaves a persistent
+# word pointing into volatile memory stops the test with an amber: error:.
+# Tests that store such pointers on purpose say AMBER_CHECK_POINTERS=off
+# in their RUN lines, with the reason.
+config.environment["AMBER_CHECK_POINTERS"] = "error"

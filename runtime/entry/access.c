@@ -10,6 +10,7 @@
 #include "base/shared.h"
 #include "heap/heap.h"
 #include "tx/op.h"
+#include "tx/ptrcheck.h"
 #include "heap/window.h"
 #include "tx/tx.h"
 #include "code.h"
@@ -78,6 +79,9 @@ static inline void do_store(void *p, const void *src, size_t n) {
       /* Outside regions: the thread's stray batch (tx/batch.c). */
       amber_tx_batch_store(t, amber_heap_alias(p), src, n);
     }
+    /* After the store: it may have committed the batch and opened another
+     * (tx/batch.c), whose commit checks it. */
+    amber_ptrcheck_note(t, p, src, n, t->store_site);
     return;
   }
   if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) return; /* the program's volatile state is not there */
@@ -129,6 +133,23 @@ static void outside_usable(const void *p) {
   if (__builtin_expect(amber_heap_forked, 0)) amber_heap_forked_fatal("touched", p);
 }
 
+/* A store outside regions under the pointer check: its site named for the
+ * batch's commit (tx/ptrcheck.c). */
+static void sited_store(void *p, const void *src, size_t n, const char *site) {
+  struct amber_thread *t = amber_thread();
+  t->store_site = site;
+  do_store(p, src, n);
+  t->store_site = NULL;
+}
+static void *sited_copy(void *(*copy)(void *, const void *, size_t), void *dst, const void *src, size_t n,
+                        const char *site) {
+  struct amber_thread *t = amber_thread();
+  t->store_site = site;
+  copy(dst, src, n);
+  t->store_site = NULL;
+  return dst;
+}
+
 #define OUTSIDE_LOADSTORE(N, T)                                                \
   AMBER_OUTSIDE_CC amber_word_t __amber_outside_load##N(const void *p) {      \
     T v;                                                                       \
@@ -138,6 +159,10 @@ static void outside_usable(const void *p) {
   }                                                                            \
   AMBER_OUTSIDE_CC void __amber_outside_store##N(void *p, T v, const char *site) { \
     __amber_stray_store(site, p);                                              \
+    if (N == 8 && __builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) { \
+      sited_store(p, &v, N, site);                                             \
+      return;                                                                  \
+    }                                                                          \
     do_store(p, &v, N);                                                        \
   }
 OUTSIDE_LOADSTORE(1, uint8_t)
@@ -152,7 +177,8 @@ AMBER_OUTSIDE_CC void __amber_outside_loadn(void *dst, const void *src, size_t n
 AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t n, const char *site) {
   if (!n) return;
   __amber_stray_store(site, dst);
-  do_store(dst, src, n);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_store(dst, src, n, site);
+  else do_store(dst, src, n);
 }
 AMBER_OUTSIDE_CC amber_word_t __amber_outside_loadp(const void *p) {
   outside_usable(p);
@@ -164,11 +190,13 @@ AMBER_OUTSIDE_CC void __amber_outside_storep(void *p, uint64_t v, const char *si
 }
 AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);
-  __amber_memcpy(dst, src, n);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_copy(__amber_memcpy, dst, src, n, site);
+  else __amber_memcpy(dst, src, n);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memmove(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);
-  __amber_memmove(dst, src, n);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_copy(__amber_memmove, dst, src, n, site);
+  else __amber_memmove(dst, src, n);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memset(void *dst, int c, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);

@@ -73,12 +73,17 @@ struct amber_thread *amber_thread_slow(void) {
   t->desc = NULL;
   t->what = NULL;
   t->fase = t->fase_locks = 0; /* a reused state holds no program lock */
-  t->stack_lo = 0;
+  /* Relaxed atomics: the pointer check reads other threads' bounds (tx/ptrcheck.c). */
+  __atomic_store_n(&t->stack_lo, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELAXED);
   pthread_attr_t attr;
   void *lo;
   size_t sz;
   if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    if (pthread_attr_getstack(&attr, &lo, &sz) == 0) t->stack_lo = (uintptr_t)lo;
+    if (pthread_attr_getstack(&attr, &lo, &sz) == 0) {
+      __atomic_store_n(&t->stack_lo, (uintptr_t)lo, __ATOMIC_RELAXED);
+      __atomic_store_n(&t->stack_hi, (uintptr_t)lo + sz, __ATOMIC_RELAXED);
+    }
     pthread_attr_destroy(&attr);
   }
   if (fresh) {

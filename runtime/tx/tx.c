@@ -13,6 +13,7 @@
 #include "base/shared.h"
 #include "op.h"
 #include "pm/pm.h"
+#include "ptrcheck.h"
 
 const struct amber_engine *amber_tx_engine;
 int amber_tx_ready;
@@ -81,6 +82,7 @@ static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   t->undoing = why;
   amber_output_drop(t); /* its output never happened */
   undo_volatile(t);
+  t->nptrc = 0;
   amber_alloc_abort(t);
   t->nvfree = 0;
   amber_tx_engine->abort(t);
@@ -158,6 +160,7 @@ static void end(struct amber_thread *t) {
   t->vguard = 0;
   t->op = AMBER_OP_OFF;
   t->nundo = 0;
+  t->nptrc = 0;
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
   t->nvfree = 0;
   t->desc = NULL;
@@ -166,6 +169,7 @@ static void end(struct amber_thread *t) {
 }
 
 static void finish(struct amber_thread *t) {
+  if (t->nptrc) amber_ptrcheck_commit(t); /* AMBER_CHECK_POINTERS: before anything of it is durable */
   amber_tx_engine->commit(t);
   if (t->wrote) t->update_commits++;
   else {

@@ -29,6 +29,15 @@ enum amber_abort_reason {
 
 struct amber_alloc_rec; /* tx/alloc.h */
 
+/* A word the pointer check looks at when its transaction commits
+ * (tx/ptrcheck.h): canonical heap address, the value stored, and the
+ * site of a store outside regions (NULL inside them). */
+struct amber_ptrcand {
+  uintptr_t addr;
+  uint64_t value;
+  const char *site;
+};
+
 struct amber_undo {
   void *addr;
   uint64_t old;
@@ -65,6 +74,7 @@ struct amber_thread {
   sigjmp_buf restart;
   uintptr_t run_sp;                 /* stack pointer at __amber_run */
   uintptr_t stack_lo;               /* lowest address of this thread's stack */
+  uintptr_t stack_hi;               /* and its end (0 when unknown) */
   /* Volatile stores of a transaction that may abort, undone on abort. */
   struct amber_undo *undo;
   size_t nundo, capundo;
@@ -106,6 +116,12 @@ struct amber_thread {
   uint32_t batch_n;
   uint64_t batch_bytes, batch_due, batch_please;
   uint64_t batch_commits; /* statistics: batches committed */
+  /* The pointer check (tx/ptrcheck.h, AMBER_CHECK_POINTERS): the running
+   * transaction's candidate words; store_site: the site of the store
+   * outside regions now running (entry/access.c), NULL otherwise. */
+  struct amber_ptrcand *ptrc;
+  size_t nptrc, capptrc;
+  const char *store_site;
   struct amber_thread *next_thread;
 };
 
