@@ -186,7 +186,12 @@ AMBER_OUTSIDE_CC amber_word_t __amber_outside_loadp(const void *p) {
 }
 AMBER_OUTSIDE_CC void __amber_outside_storep(void *p, uint64_t v, const char *site) {
   __amber_stray_store(site, p);
-  __amber_storep(p, v);
+  if (amber_in_heap(p)) v = amber_code_to_handle(v, p);
+  if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) {
+    sited_store(p, &v, 8, site); /* the pointer check names the site */
+    return;
+  }
+  do_store(p, &v, 8);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);
