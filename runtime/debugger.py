@@ -46,10 +46,20 @@ def _call(expr):
         _state["busy"] = False
 
 
+def _runtime_thread(th):
+    """amber's own threads (amber-live, amber-detector) run no program code
+    and sleep in futex waits: an inferior call there is never needed, and
+    one in the live-statistics thread once left the program to crash after
+    detach, so the script never calls into them."""
+    return th is not None and (th.name or "").startswith("amber-")
+
+
 def _view():
     if not _state["on"] or not _live() or not _has_amber():
         return
     th = gdb.selected_thread()
+    if _runtime_thread(th):
+        return
     if _call("(int)__amber_debug_view()") is not None:
         _state["viewing"] = True
         _state["thread"] = th.global_num
@@ -93,7 +103,7 @@ class InfoAmber(gdb.Command):
         sel = gdb.selected_thread()
         try:
             for th in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
-                if th.name == "amber-live":  # the runtime's live-statistics thread (runtime/live.c): never the program's
+                if _runtime_thread(th):  # never the program's: not listed
                     continue
                 th.switch()
                 v = _call("(const char *)__amber_debug_thread()")

@@ -109,6 +109,9 @@ static void start_detector(void) {
     if (e)
       amber_fatal("mvcc: cannot start the grace-period detector thread (%s); the process is out of threads or memory",
                   strerror(e));
+    /* A runtime thread's name starts with "amber-": gdb's script never calls
+     * into it (runtime/debugger.py). */
+    pthread_setname_np(detector, "amber-detector");
     __atomic_store_n(&detector_started, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&detector_ever, 1, __ATOMIC_RELAXED);
   }

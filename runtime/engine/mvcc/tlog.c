@@ -144,11 +144,13 @@ struct mv_copy *mv_ring_alloc(struct mv_thread *m) {
     if (m->head - m->tail >= m->nslots) return NULL;
   }
   struct mv_copy *x = mv_slot(m, m->head);
-  /* First lap: the slot was never handed out (abort rolls head back, so a
-   * slot may be set again: it was never linked, nobody else reads it).
-   * Later laps find them set; other threads read them only through a
-   * version chain, after the CAS that links the copy. */
-  if (__builtin_expect(m->head < m->nslots, 0)) {
+  /* First lap: the slot was never handed out; set its owner (published by
+   * the CAS that locks a block with it).  An abort rolls head back, and the
+   * slot, handed out again, already names us: it is not written again,
+   * since a reader that met it in a block's lock word before the abort may
+   * still be reading owner (only this thread ever writes these fields, so
+   * reading them here races with nothing).  Later laps find them set. */
+  if (__builtin_expect(m->head < m->nslots, 0) && x->owner != m) {
     x->owner = m;
     x->ring = m->ring_id;
   }
