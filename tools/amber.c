@@ -18,9 +18,12 @@
  * stats and dump read a heap a running program holds through a stable copy
  * of its file (tools/amber_tool.c); check and recover refuse it. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +32,7 @@
 #include "amber_interface.h"
 #include "amber_ordo.h"
 #include "amber_tool.h"
+#include "base/crc32c.h"
 #include "base/diag.h"
 #include "tx/engine.h"
 #include "engine/registry.h"
@@ -285,13 +289,80 @@ static void durability_of(int fd, struct durability *d) {
   amber_pm_describe(d->line, sizeof d->line, &d->m, d->mode, how);
 }
 
+/* amber info on a heap its program changed during each read (no stable
+ * copy): what the file fixes at creation, its header (checked by its own
+ * checksum, read twice: a program never rewrites it), the medium, and the
+ * program's published counters for what the copy would have counted. */
+static int info_busy(const char *path, const struct amber_view *v, int json) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct amber_header a, b;
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0 || pread(fd, &a, sizeof a, 0) != (ssize_t)sizeof a ||
+      pread(fd, &b, sizeof b, 0) != (ssize_t)sizeof b || memcmp(&a, &b, sizeof a) || memcmp(a.magic, AMBER_MAGIC, sizeof a.magic) ||
+      a.crc != amber_crc32c(0, &a, offsetof(struct amber_header, crc)) || !amber_engine_by_id(a.engine)) {
+    amber_error("info: heap %s is in use by process %d, which changed it during each of %d reads, and its header cannot be read "
+                "as amber's (%s); try again when it is less busy, or stop the program",
+                path, v->holder, amber_view_copy_tries(), fd < 0 ? strerror(errno) : "damaged, or another version");
+    if (fd >= 0) close(fd);
+    return 2;
+  }
+  const char *engine = amber_engine_by_id(a.engine)->name;
+  char uuid[40];
+  for (int i = 0; i < 16; i++) sprintf(uuid + 2 * i, "%02x", a.uuid[i]);
+  struct durability du;
+  durability_of(fd, &du);
+  close(fd);
+  static const char *const counters[] = {"alloc.", "engine.", "tx.commits", NULL};
+  uint64_t real = 0;
+  if (json) {
+    printf("{\"path\": ");
+    amber_stats_json_str(stdout, path);
+    printf(", \"owner_uid\": %u, \"mode\": \"%04o\", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
+           "\"data_bytes\": %llu, \"file_bytes\": %llu, \"engine_area_bytes\": %llu, \"live\": true, \"busy\": true, "
+           "\"live_pid\": %d, \"copy_reads\": %d",
+           (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 07777), a.version, engine, uuid, (unsigned long long)a.base,
+           (unsigned long long)a.data_size, (unsigned long long)a.file_size, (unsigned long long)a.engine_size, v->holder,
+           amber_view_copy_tries());
+    if (amber_stats_live_counters(v->holder, counters, 1, &real) != 0) printf(", \"counters\": null");
+    printf(", \"as_of_ns\": %llu, \"pm\": \"%s\", \"medium\": \"%s\", \"process_crash\": \"%s\", \"power_loss\": \"%s\"}\n",
+           (unsigned long long)real, amber_pm_mode_names[du.mode], amber_pm_medium_name[du.m.kind], amber_pm_process_crash_words(du.mode),
+           amber_pm_power_loss_words(&du.m, du.mode));
+    return 0;
+  }
+  char who[160];
+  amber_heap_owner_text((unsigned)sb.st_uid, (unsigned)(sb.st_mode & 07777), who, sizeof who);
+  printf("heap         %s\n", path);
+  printf("live         busy: process %d changed the file during each of %d reads, so there is no copy to read: below, what the "
+         "file fixes at creation and the program's own counters; the objects, the root, the state and the ORDO record are left "
+         "out (try again when it is less busy)\n",
+         v->holder, amber_view_copy_tries());
+  printf("owner        %s\n", who);
+  printf("version      %u\n", a.version);
+  printf("engine       %s\n", engine);
+  printf("uuid         %s\n", uuid);
+  printf("base         0x%llx\n", (unsigned long long)a.base);
+  printf("data         %llu bytes (file %llu bytes, engine area %llu bytes)\n", (unsigned long long)a.data_size,
+         (unsigned long long)a.file_size, (unsigned long long)a.engine_size);
+  printf("durability   %s\n", du.line);
+  printf("counters     process %d's, as it publishes them (amber stats --pid %d):\n", v->holder, v->holder);
+  fflush(stdout);
+  if (amber_stats_live_counters(v->holder, counters, 0, &real) != 0) {
+    printf("             none: the process publishes none (above)\n");
+    return 2;
+  }
+  return 0;
+}
+
 static int cmd_info(int argc, char **argv) {
   const char *path;
   int json;
   if (heap_args("info", argc, argv, &path, &json)) return 2;
   struct amber_heap h;
   struct amber_view v;
-  if (amber_view_open(path, &h, &v)) return 2;
+  amber_view_busy_ok = 1;
+  int rc = amber_view_open(path, &h, &v);
+  amber_view_busy_ok = 0;
+  if (rc) return v.busy ? info_busy(path, &v, json) : 2;
   const struct amber_header *hd = &h.hdr;
   const struct amber_data_header *dh = amber_heap_dh(&h);
   size_t objs = 0, bytes = 0;

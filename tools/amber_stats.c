@@ -40,10 +40,15 @@ static void live_json(const struct amber_view *v) {
   if (v->live) printf(", \"live_pid\": %d, \"as_of_ns\": %llu, \"copy_reads\": %d", v->holder, (unsigned long long)v->as_of, v->passes);
 }
 
+static int stats_busy(const char *path, const struct amber_view *v, int json);
+
 static int stats_heap(const char *path, int json) {
   struct amber_heap h;
   struct amber_view v;
-  if (amber_view_open(path, &h, &v) != 0) return 2;
+  amber_view_busy_ok = 1;
+  int rc = amber_view_open(path, &h, &v);
+  amber_view_busy_ok = 0;
+  if (rc != 0) return v.busy ? stats_busy(path, &v, json) : 2;
   /* The census trusts the page table only as far as the walk checks it;
    * a damaged one is reported (the first problems) and not summarised. */
   if (amber_alloc_validate_image(&h, h.data) != 0) {
@@ -630,6 +635,84 @@ static int stats_pid(const char *arg, double watch, long count, int json) {
   free(a.rows);
   free(text);
   return rc;
+}
+
+/* A heap its program changed during each read: no copy to count from, so
+ * the program's own published counters, said to be so. */
+static int stats_busy(const char *path, const struct amber_view *v, int json) {
+  char *text;
+  uint64_t mono, real;
+  if (!v->holder || live_ask(v->holder, &text, &mono, &real) != 0) {
+    char who[48] = "a process /proc/locks does not name";
+    if (v->holder) snprintf(who, sizeof who, "process %d", v->holder);
+    amber_error("stats: heap %s is in use by %s, which changed it during each of %d reads, and its published counters "
+                "cannot be read%s; try again when it is less busy, or stop the program",
+                path, who, amber_view_copy_tries(), v->holder ? " (above)" : "");
+    return 2;
+  }
+  struct jp a;
+  if (live_rows(v->holder, text, &a)) {
+    free(text);
+    return 2;
+  }
+  char t[16];
+  when(real, t, sizeof t);
+  if (json) {
+    printf("{\"path\": ");
+    amber_stats_json_str(stdout, path);
+    printf(", \"live\": true, \"busy\": true, \"live_pid\": %d, \"as_of_ns\": %llu, \"copy_reads\": %d, \"process\": %s}\n",
+           v->holder, (unsigned long long)real, amber_view_copy_tries(), text);
+  } else {
+    printf("heap         %s\n", path);
+    printf("live         busy: process %d changed the file during each of %d reads, so these are its own published counters "
+           "at %s UTC (amber stats --pid %d), not a count of the file\n",
+           v->holder, amber_view_copy_tries(), t, v->holder);
+    size_t w = 5;
+    for (size_t i = 0; i < a.n; i++)
+      if (strlen(a.rows[i].key) > w) w = strlen(a.rows[i].key);
+    if (w > 40) w = 40;
+    for (size_t i = 0; i < a.n; i++) printf("  %-*s  %s\n", (int)w, a.rows[i].key, a.rows[i].val);
+  }
+  free_rows(&a);
+  free(a.rows);
+  free(text);
+  return 0;
+}
+
+int amber_stats_live_counters(int pid, const char *const *prefixes, int json, uint64_t *real_ns) {
+  char *text;
+  uint64_t mono;
+  if (!pid || live_ask(pid, &text, &mono, real_ns) != 0) return 2;
+  struct jp a;
+  if (live_rows(pid, text, &a)) {
+    free(text);
+    return 2;
+  }
+  int first = 1;
+  if (json) printf(", \"counters\": {");
+  for (size_t i = 0; i < a.n; i++) {
+    int want = 0;
+    for (const char *const *p = prefixes; *p && !want; p++) want = !strncmp(a.rows[i].key, *p, strlen(*p));
+    if (!want) continue;
+    if (json) {
+      printf("%s", first ? "" : ", ");
+      amber_stats_json_str(stdout, a.rows[i].key);
+      /* A number stays a number; anything else is quoted. */
+      char *end;
+      strtod(a.rows[i].val, &end);
+      if (*a.rows[i].val && !*end) printf(": %s", a.rows[i].val);
+      else {
+        printf(": ");
+        amber_stats_json_str(stdout, a.rows[i].val);
+      }
+    } else printf("  %-22s %s\n", a.rows[i].key, a.rows[i].val);
+    first = 0;
+  }
+  if (json) printf("}");
+  free_rows(&a);
+  free(a.rows);
+  free(text);
+  return 0;
 }
 
 int amber_cmd_stats(int argc, char **argv) {

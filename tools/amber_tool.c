@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/diag.h"
+#include "base/options.h"
 
 #include "check.h"
 #include "engine/registry.h"
@@ -79,12 +80,19 @@ static int all_zero(const char *b, size_t n) {
  * that changed; up to 10 reads.  Returns 0, or -1 (errno; EAGAIN: it never
  * stood still). */
 #define LIVE_CHUNK (1u << 20)
-#define LIVE_PASSES 10
+int amber_view_busy_ok;
+
+int amber_view_copy_tries(void) {
+  uint64_t n = amber_opt.live_copy_tries;
+  return n < 1 ? 1 : n > 1000 ? 1000 : (int)n;
+}
+
 static int stable_copy(int fd, int to, off_t size, struct amber_view *v) {
   char *a = malloc(LIVE_CHUNK), *b = malloc(LIVE_CHUNK);
   if (!a || !b) amber_fatal("out of memory copying a live heap");
   if (ftruncate(to, size) != 0) goto fail;
-  for (int pass = 0; pass < LIVE_PASSES; pass++) {
+  int passes = amber_view_copy_tries();
+  for (int pass = 0; pass < passes; pass++) {
     uint64_t t = now_ns();
     size_t changed = 0;
     for (off_t off = 0; off < size; off += LIVE_CHUNK) {
@@ -133,10 +141,11 @@ static int view_live(const char *path, struct amber_heap *h, struct amber_view *
     return -1;
   }
   if (stable_copy(fd, mfd, sb.st_size, v) != 0) {
-    if (errno == EAGAIN)
+    if (errno == EAGAIN && amber_view_busy_ok) v->busy = 1; /* the caller shows what it can without a copy */
+    else if (errno == EAGAIN)
       amber_error("heap %s is in use by process %d, which changed it during each of %d reads: no consistent copy to show; try "
-                  "again when it is less busy, or watch its counters with amber stats --pid %d",
-                  path, v->holder, LIVE_PASSES, v->holder);
+                  "again when it is less busy or stop the program; amber info and amber stats --pid %d show it while it runs",
+                  path, v->holder, amber_view_copy_tries(), v->holder);
     else amber_error("heap %s is in use by process %d; copying it for a read-only view failed: %s", path, v->holder, strerror(errno));
     close(fd);
     close(mfd);

@@ -31,7 +31,14 @@ struct amber_view {
   uint64_t as_of;   /* CLOCK_REALTIME ns when the copy was last found equal to the file */
   int passes;       /* reads of the file it took */
   int src_fd;       /* the heap file itself (durability); -1 unless live */
+  int busy;         /* live, and the program changed the file during each read: no copy (amber_view_open failed) */
 };
+
+/* Set by info and stats, which show something of a busy heap without a
+ * copy: then amber_view_open fails on one without a message, v->busy set. */
+extern int amber_view_busy_ok;
+/* The reads amber_view_open makes of a live heap (AMBER_LIVE_COPY_TRIES). */
+int amber_view_copy_tries(void);
 
 /* Opens `path` with the heap's lock and copy-on-write mappings of the
  * read-only file, and runs the engine's recovery on them, so what the
@@ -55,6 +62,11 @@ void amber_view_live_words(const struct amber_view *v, char *buf, size_t len);
 int amber_state_tag(uint64_t w, char tag[5]);
 
 int amber_cmd_stats(int argc, char **argv);
+/* For amber info on a busy heap: the running program's published counters
+ * whose keys start with one of `prefixes` (NULL-terminated), as
+ * "  key  value" lines, or with json as `, "counters": {...}` members; its
+ * time in *real_ns.  Returns 0, or 2 after an amber: error:. */
+int amber_stats_live_counters(int pid, const char *const *prefixes, int json, uint64_t *real_ns);
 int amber_cmd_ordo(int argc, char **argv);
 /* amber ordo HEAP [--json] (tools/amber_ordo_heap.c). */
 int amber_cmd_ordo_heap(const char *path, int json);
