@@ -521,6 +521,15 @@ static double row_num(const struct jp *p, const char *key) {
   return v ? strtod(v, NULL) : 0.0;
 }
 
+/* One snapshot's rows, "  key  value", the keys in one column. */
+static void print_rows(const struct jp *a) {
+  size_t w = 5;
+  for (size_t i = 0; i < a->n; i++)
+    if (strlen(a->rows[i].key) > w) w = strlen(a->rows[i].key);
+  if (w > 40) w = 40;
+  for (size_t i = 0; i < a->n; i++) printf("  %-*s  %s\n", (int)w, a->rows[i].key, a->rows[i].val);
+}
+
 static void when(uint64_t real_ns, char *buf, size_t len) {
   time_t sec = (time_t)(real_ns / 1000000000u);
   struct tm tm;
@@ -602,11 +611,7 @@ static int stats_pid(const char *arg, double watch, long count, int json) {
       when(real, t, sizeof t);
       printf("process %ld (%s), heap %s: live statistics at %s UTC\n", pid, row_get(&a, "program") ? row_get(&a, "program") : "?",
              row_get(&a, "heap") ? row_get(&a, "heap") : "?", t);
-      size_t w = 5;
-      for (size_t i = 0; i < a.n; i++)
-        if (strlen(a.rows[i].key) > w) w = strlen(a.rows[i].key);
-      if (w > 40) w = 40;
-      for (size_t i = 0; i < a.n; i++) printf("  %-*s  %s\n", (int)w, a.rows[i].key, a.rows[i].val);
+      print_rows(&a);
     }
     free_rows(&a);
     free(a.rows);
@@ -667,11 +672,7 @@ static int stats_busy(const char *path, const struct amber_view *v, int json) {
     printf("live         busy: process %d changed the file during each of %d reads, so these are its own published counters "
            "at %s UTC (amber stats --pid %d), not a count of the file\n",
            v->holder, amber_view_copy_tries(), t, v->holder);
-    size_t w = 5;
-    for (size_t i = 0; i < a.n; i++)
-      if (strlen(a.rows[i].key) > w) w = strlen(a.rows[i].key);
-    if (w > 40) w = 40;
-    for (size_t i = 0; i < a.n; i++) printf("  %-*s  %s\n", (int)w, a.rows[i].key, a.rows[i].val);
+    print_rows(&a);
   }
   free_rows(&a);
   free(a.rows);
