@@ -97,21 +97,11 @@ static void issue(const struct amber_thread *t, const struct amber_output_rec *r
   case AMBER_OUTPUT_FLUSH:
     fflush(r->stream);
     return;
-  case AMBER_OUTPUT_PWRITE:
+  default: /* FD, SEND, PWRITE: the whole record, as the call returned it all */
     while (done < r->len) {
-      ssize_t w = pwrite(r->fd, p + done, r->len - done, (off_t)(r->arg + (int64_t)done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        failed(t, r, w < 0 ? errno : EIO);
-        return;
-      }
-      done += (size_t)w;
-    }
-    return;
-  default: /* FD, SEND: the whole record, as the call returned it all */
-    while (done < r->len) {
-      ssize_t w = r->kind == AMBER_OUTPUT_SEND ? send(r->fd, p + done, r->len - done, (int)r->arg)
-                                               : write(r->fd, p + done, r->len - done);
+      ssize_t w = r->kind == AMBER_OUTPUT_SEND     ? send(r->fd, p + done, r->len - done, (int)r->arg)
+                  : r->kind == AMBER_OUTPUT_PWRITE ? pwrite(r->fd, p + done, r->len - done, (off_t)(r->arg + (int64_t)done))
+                                                   : write(r->fd, p + done, r->len - done);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) {
         failed(t, r, w < 0 ? errno : EIO);
