@@ -200,13 +200,19 @@ def _kvserver_features():
         lit_config.note("kvserver tests that use redis-cli are UNSUPPORTED: install redis-tools (tools/bootstrap)")
     if shutil.which("redis-server"):
         config.available_features.add("redis-server")
-    try:
-        ok = subprocess.run(["python3", "-c", "import redis"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            timeout=60).returncode == 0
-    except Exception:
-        ok = False
+    # %redis_python: the python3 on PATH when it has redis-py (pip), else
+    # Debian's /usr/bin/python3 (python3-redis).
+    for py in ("python3", "/usr/bin/python3"):
+        try:
+            ok = subprocess.run([py, "-c", "import redis"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                timeout=60).returncode == 0
+        except Exception:
+            ok = False
+        if ok:
+            break
     if ok:
         config.available_features.add("redis-py")
+        config.substitutions.append(("%redis_python", py))
     else:
         lit_config.note("kvserver tests that use redis-py are UNSUPPORTED: install python3-redis (tools/bootstrap)")
 
