@@ -15,6 +15,16 @@ def build(amber_cc, out, extra=()):
     return out
 
 
+def die_with_parent():
+    """In the child before exec: SIGKILL when the tool that started it dies,
+    so that no server outlives a killed test."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 class Server:
     """One kvserver process on a free port (its --port-file says which)."""
 
@@ -24,7 +34,7 @@ class Server:
         self.log_path = log or os.path.join(self.dir, "server.log")
         self.log = open(self.log_path, "ab")
         cmd = [exe, "--port", "0", "--port-file", self.port_file, "--heap", heap, "--threads", str(threads)]
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env, preexec_fn=die_with_parent)
         deadline = time.time() + timeout
         while not os.path.exists(self.port_file):
             if self.proc.poll() is not None:
