@@ -15,6 +15,16 @@ def build(amber_cc, out, extra=()):
     return out
 
 
+def built(build_dir):
+    """BUILD/bin/kvserver (the normal build makes it) when it is newer than
+    examples/kvserver.c, else None."""
+    exe = os.path.join(build_dir, "bin", "kvserver")
+    src = os.path.join(SRC, "examples", "kvserver.c")
+    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+        return exe
+    return None
+
+
 def die_with_parent():
     """In the child before exec: SIGKILL when the tool that started it dies,
     so that no server outlives a killed test."""
