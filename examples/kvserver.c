@@ -48,6 +48,8 @@
 #define MAX_BULK (512L * 1024 * 1024) /* Redis's proto-max-bulk-len */
 #define MAX_ARGS (1024 * 1024)
 #define REHASH_STEPS 4
+#define MAX_THREADS 256
+#define SCRATCH 16384
 
 /* ---------------------------------------------------------------------------
  * The persistent data: everything reachable from the root. */
@@ -513,11 +515,21 @@ static int run_data(enum cmd id, int argc, char **argv, size_t *len, long long b
   }
 }
 
+/* Each worker's reply scratch: a region writes its reply here first.
+ * AMBER_UNISOLATED (docs/guide.md 2.6): these stores are plain, neither
+ * isolated nor undone (a re-run writes the reply again from its start), so
+ * a read-only command stays a reader (romulus) and a commit does not wait
+ * for other threads' regions (mvcc's privatization safety for ordinary
+ * stores).  Each worker uses only its own row. */
+AMBER_UNISOLATED static char scratch[MAX_THREADS][SCRATCH];
+AMBER_UNISOLATED static struct reply replies[MAX_THREADS]; /* where it stands */
+
 /* ---------------------------------------------------------------------------
  * Connections: ordinary memory, used outside regions except the output
  * buffer a region writes its reply into. */
 struct conn {
   int fd;
+  int worker; /* its row of scratch */
   int closing; /* close once the output is sent */
   int resp3;   /* HELLO 3 switched it to RESP3 */
   char *in;
@@ -614,6 +626,42 @@ static void info_reply(struct conn *c, long long keys) {
   OUT_LIT(c, "\r\n");
   free(text);
   free(buf);
+}
+
+/* The regions.  Three sites, because an engine learns per site: romulus
+ * starts a site that once wrote as a writer from then on, so read-only
+ * commands get their own site (they then run beside each other), and the
+ * rare read whose reply outgrows the scratch (it writes the ordinary output
+ * buffer) a third.  Each returns the reply's length, or (size_t)-1 when the
+ * heap was full and the region cancelled. */
+static size_t region_write(enum cmd id, int argc, char **argv, size_t *len, long long by, int setmode, struct reply *r) {
+  size_t produced = (size_t)-1; /* stays so when the region cancels */
+  AMBER_ATOMIC {
+    r->n = 0; /* unisolated: a re-run must start the reply again itself */
+    if (run_data(id, argc, argv, len, by, setmode, r) != 0) amber_cancel(); /* nothing of the command stays */
+    produced = r->n;
+  }
+  return produced;
+}
+
+static size_t region_read(enum cmd id, int argc, char **argv, size_t *len, struct reply *r) {
+  size_t produced = 0;
+  AMBER_ATOMIC {
+    r->n = 0;
+    run_data(id, argc, argv, len, 0, 0, r);
+    produced = r->n;
+  }
+  return produced;
+}
+
+static size_t region_read_big(enum cmd id, int argc, char **argv, size_t *len, struct reply *r) {
+  size_t produced = 0;
+  AMBER_ATOMIC {
+    r->n = 0;
+    run_data(id, argc, argv, len, 0, 0, r);
+    produced = r->n;
+  }
+  return produced;
 }
 
 /* One complete command (argc >= 1). */
@@ -752,36 +800,37 @@ static void execute(struct conn *c, int argc, char **argv, size_t *len) {
       OUT_LIT(c, ERR_BIG);
       return;
     }
-  /* The command's region.  The reply goes to the output buffer after what
-   * earlier commands left there; only a read-only command can need more
-   * room than reserved (its region is then run again with enough). */
-  size_t room = 256;
+  /* The command's region: one of three sites (below), each answering into
+   * the worker's scratch or, for a reply too long for it, straight into the
+   * output buffer (a read-only command then runs again there). */
+  size_t room = 0;
   for (;;) {
-    out_reserve(c, room);
-    struct reply r = {c->out + c->outlen, c->outcap - c->outlen, 0, c->resp3};
-    int full = 0;
-    size_t produced = (size_t)-1; /* stays so when the region cancels */
-    AMBER_ATOMIC {
-      if (run_data(id, argc, argv, len, by, setmode, &r) != 0) {
-        full = 1;
-        amber_cancel(); /* the heap is full: nothing of the command stays */
-      }
-      produced = r.n;
+    char *to = scratch[c->worker];
+    size_t cap = SCRATCH;
+    if (room) {
+      out_reserve(c, room);
+      to = c->out + c->outlen;
+      cap = c->outcap - c->outlen;
     }
-    (void)full;
+    struct reply *r = &replies[c->worker];
+    *r = (struct reply){to, cap, 0, c->resp3};
+    size_t produced = commands[ci].writes ? region_write(id, argc, argv, len, by, setmode, r)
+                      : room                ? region_read_big(id, argc, argv, len, r)
+                                            : region_read(id, argc, argv, len, r);
     if (produced == (size_t)-1) {
       OUT_LIT(c, ERR_OOM);
       return;
     }
-    if (produced <= c->outcap - c->outlen) {
+    if (produced <= cap) {
       if (id == C_INFO) {
         /* the region answered the key count (":N\r\n"): INFO's own text replaces it */
         long long keys = 0;
-        parse_ll(c->out + c->outlen + 1, produced - 3, &keys);
+        parse_ll(to + 1, produced - 3, &keys);
         info_reply(c, keys);
         return;
       }
-      c->outlen += produced;
+      if (to != c->out + c->outlen) out_str(c, to, produced);
+      else c->outlen += produced;
       return;
     }
     if (commands[ci].writes) {
@@ -931,7 +980,7 @@ static int on_input(struct conn *c) {
 }
 
 static void *worker(void *arg) {
-  (void)arg;
+  int self = (int)(intptr_t)arg;
   int ep = epoll_create1(EPOLL_CLOEXEC);
   struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = NULL};
   if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
@@ -959,6 +1008,7 @@ static void *worker(void *arg) {
             continue;
           }
           c->fd = fd;
+          c->worker = self;
           struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
           epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
         }
@@ -980,7 +1030,7 @@ static void usage(FILE *f) {
              "  --port N          TCP port (default 6380; 0 picks a free one)\n"
              "  --bind ADDR       IPv4 address to listen on (default 127.0.0.1)\n"
              "  --heap PATH       the heap file (default: AMBER_HEAP, else amber's default)\n"
-             "  --threads N       worker threads, one epoll loop each (default 4)\n"
+             "  --threads N       worker threads, one epoll loop each (default 4, at most 256)\n"
              "  --port-file FILE  write the port there once listening (for --port 0)\n"
              "Stops cleanly on SIGINT, SIGTERM or the SHUTDOWN command.\n");
 }
@@ -1004,7 +1054,7 @@ int main(int argc, char **argv) {
     default: usage(stderr); return 2;
     }
   }
-  if (optind != argc || port < 0 || port > 65535 || threads < 1 || threads > 1024) {
+  if (optind != argc || port < 0 || port > 65535 || threads < 1 || threads > MAX_THREADS) {
     usage(stderr);
     return 2;
   }
@@ -1052,7 +1102,7 @@ int main(int argc, char **argv) {
   port = ntohs(sa.sin_port);
   for (int i = 0; i < threads; i++) {
     pthread_t t;
-    if (pthread_create(&t, NULL, worker, NULL) != 0) {
+    if (pthread_create(&t, NULL, worker, (void *)(intptr_t)i) != 0) {
       fprintf(stderr, "kvserver: cannot start thread %d\n", i);
       return 1;
     }
