@@ -4,8 +4,8 @@
  * snprintf.  What makes it durable is only that each command runs as one
  * AMBER_ATOMIC region on a persistent hash table (chained, with Redis-style
  * incremental resize: a growing table moves a few buckets per write
- * command).  A command's reply is built in the connection's (ordinary)
- * output buffer inside its region and sent after the region commits, so a
+ * command).  A command's reply is built inside its region in the worker's
+ * AMBER_UNISOLATED scratch buffer and sent after the region commits, so a
  * client hears "+OK" only for a write that is durable; a command whose
  * bytes have not all arrived never starts, so a client that disconnects
  * mid-command leaves nothing in the heap.
