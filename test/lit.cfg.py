@@ -217,3 +217,10 @@ def _kvserver_features():
         lit_config.note("kvserver tests that use redis-py are UNSUPPORTED: install python3-redis (tools/bootstrap)")
 
 _kvserver_features()
+
+# STAMP's sources (third-party, ../shared/stamp beside the repository, never
+# copied into it): test/crash/stamp_vacation.test builds vacation from them;
+# without them it is UNSUPPORTED (test/bench/lit.local.cfg says the same for
+# the benchmark's own tests).
+if os.path.isdir(os.path.join(src, "..", "shared", "stamp", "vacation")):
+    config.available_features.add("stamp-sources")
