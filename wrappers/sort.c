@@ -66,14 +66,16 @@ static int call_clone(const void *a, const void *b, void *c) {
 
 /* Inside a region: sorts base[0, n) (persistent or ordinary) as part of the
  * region's transaction.  A malloc'd copy (arrays over STACK_COPY / 2) is
- * lost when the comparator's clone aborts the transaction mid-sort. */
+ * lost when the transaction restarts mid-sort (a conflict found by the
+ * read or by the comparator's clone): the restart leaves by siglongjmp. */
 static void region_sort(const char *fn, void *base, size_t n, size_t size, cmp_fn cmp, cmp_r_fn cmp_r, void *arg) {
   size_t total = bytes(n, size);
   if (wrap_touches(base, total)) amber_interpose_check_usable(fn, base);
   struct clone_cmp x = {NULL, NULL, arg};
   if (cmp_r) x.cmp_r = (cmp_r_fn)__amber_clone_of((void *)cmp_r);
   else x.cmp = (cmp_fn)__amber_clone_of((void *)cmp);
-  if (n < 2) return;
+  if (n < 2 || !size) return;
+  if (!total) amber_wrap_nomem(fn, base, 0); /* n * size overflows */
   char small[STACK_COPY];
   char *orig = total <= sizeof small / 2 ? small : total <= SIZE_MAX / 2 ? malloc(2 * total) : NULL;
   if (!orig) amber_wrap_nomem(fn, base, total);
