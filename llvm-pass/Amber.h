@@ -153,6 +153,8 @@ bool isHeldOutputCall(llvm::StringRef Name);
 // qsort, qsort_r, bsearch: libamber runs them inside the region's
 // transaction (wrappers/sort.c).
 bool isRegionWrappedCall(llvm::StringRef Name);
+// C99 math functions whose only side effect is errno (thread-private).
+bool isErrnoOnlyCall(llvm::StringRef Name);
 // True for a function libamber's interceptors (wrappers/) serve on heap
 // arguments (AMBER_INTERCEPTED in runtime/CMakeLists.txt, generated into
 // amber_intercepted.inc), or that the pass rewrites to a runtime wrapper.

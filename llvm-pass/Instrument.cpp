@@ -496,6 +496,9 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
     // transaction: a plain call to libamber's interceptor.
     if (isRegionWrappedCall(Name))
       return false;
+    // Math functions that write only the thread's errno.
+    if (isErrnoOnlyCall(Name))
+      return false;
     Irrevocable = true;
     if (isIoCall(Name)) {
       makeIrrevocableIo(CB);

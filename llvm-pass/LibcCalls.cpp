@@ -97,6 +97,31 @@ bool isRegionWrappedCall(StringRef Name) {
       .Default(false);
 }
 
+// C99 math functions whose only effect besides their result is errno
+// (math_errhandling & MATH_ERRNO: clang then cannot mark them readnone).
+// errno is the calling thread's own: no other thread reads it, so the
+// region's isolation needs nothing, and an undone attempt's errno is as
+// unspecified as errno after any successful call.  Their float and long
+// double forms (f, l suffix) too.  Functions that write through a pointer
+// (frexp, modf, remquo, sincos, lgamma_r) or a global (lgamma's signgam)
+// are not here.
+bool isErrnoOnlyCall(StringRef Name) {
+  static const StringSet<> Base = {
+      "acos",  "asin",      "atan",    "atan2",     "cos",    "sin",
+      "tan",   "cosh",      "sinh",    "tanh",      "acosh",  "asinh",
+      "atanh", "exp",       "exp2",    "expm1",     "log",    "log10",
+      "log1p", "log2",      "logb",    "ilogb",     "pow",    "sqrt",
+      "cbrt",  "hypot",     "fmod",    "remainder", "erf",    "erfc",
+      "tgamma", "ldexp",    "scalbn",  "scalbln",   "nextafter",
+      "nexttoward", "fdim", "fma",     "lround",    "llround", "lrint",
+      "llrint", "rint",     "nearbyint", "ceil",    "floor",  "round",
+      "trunc", "fabs",      "fmin",    "fmax",      "copysign"};
+  if (Base.contains(Name))
+    return true;
+  return Name.size() > 1 && (Name.back() == 'f' || Name.back() == 'l') &&
+         Base.contains(Name.drop_back());
+}
+
 // Functions with other outside effects (syncing a file, the system log,
 // ending the process) that write no program memory: no pointer argument
 // they write through.  Inside a region they make the transaction

@@ -3,6 +3,9 @@
 //  - other known I/O (fsync, ...): __amber_irrevocable_io() before the call;
 //  - qsort, qsort_r, bsearch: a plain call (libamber's interceptor runs them
 //    in the region's transaction, wrappers/sort.c; no flag, no remark);
+//  - C99 math functions whose only side effect is the thread's errno (log,
+//    sqrtf, powl, ...): a plain call; frexp (writes through its pointer)
+//    stays irrevocable;
 //  - other known library functions (snprintf, ...): __amber_irrevocable();
 //  - indirect calls and functions declared but not defined here: the target
 //    goes through __amber_clone_of() (the runtime returns the registered
@@ -15,6 +18,7 @@
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -Rpass-analysis=amber -S -emit-llvm %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 #include <amber.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 void log_it(int v) { printf("%d\n", v); fsync(1); }
@@ -41,6 +45,12 @@ void assembly(int *p) {
 void formatted(char *s, int v) {
   AMBER_ATOMIC { snprintf(s, 8, "%d", v); }
 }
+void mathematics(double *p, float *f) {
+  AMBER_ATOMIC { *p = log(*p) + pow(*p, 2.5) + sqrt(*p); *f = expf(*f); }
+}
+void split(double *p, int *e) {
+  AMBER_ATOMIC { *p = frexp(*p, e); }
+}
 static int key_cmp(const void *k, const void *e) { return *(const int *)k - *(const int *)e; }
 void searched(int *p, int *q, int k) {
   AMBER_ATOMIC { *q = bsearch(&k, p, 4, sizeof *p, key_cmp) != NULL; }
@@ -51,6 +61,8 @@ void searched(int *p, int *q, int k) {
 // CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 1,
 // CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 0,
 // CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 0,
+// CHECK-DAG: @mathematics.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 0,
+// CHECK-DAG: @split.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 9,
 // CHECK-DAG: @formatted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 9,
 // CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 9,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
@@ -80,10 +92,14 @@ void searched(int *p, int *q, int k) {
 // CHECK-NEXT: call void @__amber_irrevocable_io()
 // CHECK-NEXT: call i32 @fsync(
 // REMARK-NOT: call to printf
-// REMARK-DAG: irrevocable.c:20:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:32:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:39:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:42:18: remark: call to snprintf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:24:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:36:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:43:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:46:18: remark: call to snprintf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:52:23: remark: call to frexp cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-NOT: indirect call
 // REMARK-NOT: call to qsort
 // REMARK-NOT: call to bsearch
+// REMARK-NOT: call to log
+// REMARK-NOT: call to pow
+// REMARK-NOT: call to expf
