@@ -36,12 +36,12 @@ void sorted(int *p) {
 void assembly(int *p) {
   AMBER_ATOMIC { __asm__ volatile("" ::: "memory"); *p = 2; }
 }
-// CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 1,
-// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 1,
-// CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 0,
-// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 1,
-// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 9,
-// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 3, i16 1, i32 9,
+// CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 1,
+// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 1,
+// CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 0,
+// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 1,
+// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 9,
+// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 9,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
 // CHECK: %[[C:[0-9]+]] = call ptr @__amber_clone_of(ptr %{{[0-9]+}})
 // CHECK-NEXT: call void %[[C]](i32
