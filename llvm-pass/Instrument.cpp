@@ -327,7 +327,8 @@ void Instrumenter::makeDirectState() {
                            "amber.heap_delta");
 }
 
-// A plain load of 1, 2, 4 or 8 bytes in a region function or clone:
+// A plain load of 1, 2, 4 or 8 bytes (or a vector of up to 64) in a region
+// function or clone:
 //   if (direct) {
 //     off = p - heap_base;
 //     if (off < heap_size - (N - 1)) v = *(p + heap_delta);  // in the heap
@@ -342,11 +343,20 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   Type *T = LI->getType();
   bool Code = isCodeCarrier(T);
   unsigned N = Code ? 8 : sizedBytes(T);
-  if (!N)
-    return false;
+  // Other first-class values of a fixed size (vectors: a vectorized loop's
+  // loads) are loaded as they are; their callback is __amber_loadn.
+  bool Whole = false;
+  if (!N) {
+    TypeSize Size = DL.getTypeStoreSize(T);
+    if (Size.isScalable() || Size.getFixedValue() == 0 ||
+        Size.getFixedValue() > 64 || T->isAggregateType())
+      return false;
+    N = Size.getFixedValue();
+    Whole = true;
+  }
   makeDirectState();
   Value *Addr = LI->getPointerOperand();
-  Type *IT = Type::getIntNTy(C, N * 8);
+  Type *IT = Whole ? T : Type::getIntNTy(C, N * 8);
   Align A = LI->getAlign();
   const DebugLoc &DLoc = LI->getDebugLoc();
 
@@ -394,8 +404,16 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   Finish(VOrd);
 
   B.SetInsertPoint(Slow);
-  Value *VSlow = Code ? emit(B, "loadp", 0, B.getInt64Ty(), {Ptr}, {Addr}, false)
-                      : emit(B, "load", N, IT, {Ptr}, {Addr}, false);
+  Value *VSlow;
+  if (Whole) {
+    AllocaInst *Tmp = tempAlloca(T);
+    emit(B, "loadn", 0, B.getVoidTy(), {Ptr, Ptr, SizeT},
+         {Tmp, Addr, ConstantInt::get(SizeT, N)}, false);
+    VSlow = B.CreateLoad(T, Tmp);
+  } else {
+    VSlow = Code ? emit(B, "loadp", 0, B.getInt64Ty(), {Ptr}, {Addr}, false)
+                 : emit(B, "load", N, IT, {Ptr}, {Addr}, false);
+  }
   B.CreateBr(Join);
 
   B.SetInsertPoint(LI);
@@ -403,7 +421,7 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   Phi->addIncoming(VHeap, InHeap);
   Phi->addIncoming(VOrd, Ordinary);
   Phi->addIncoming(VSlow, Slow);
-  Value *V = Code ? B.CreateIntToPtr(Phi, T) : fromInt(B, Phi, T);
+  Value *V = Code ? B.CreateIntToPtr(Phi, T) : Whole ? Phi : fromInt(B, Phi, T);
   V->takeName(LI);
   LI->replaceAllUsesWith(V);
   LI->eraseFromParent();

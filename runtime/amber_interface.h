@@ -185,8 +185,9 @@ extern uintptr_t __amber_heap_size;
 /* Inline loads inside regions (ABI 4).  A region function or clone that
  * loads calls __amber_direct_reads() once on entry; when it returns nonzero,
  * the running transaction reads in place until this frame is left (by return
- * or by the runtime's jump to a restart): then each plain load of 1, 2, 4 or
- * 8 bytes is done inline instead of through __amber_loadN / __amber_loadp:
+ * or by the runtime's jump to a restart): then each plain load of N bytes
+ * (1, 2, 4 or 8, or a vector of up to 64) is done inline instead of through
+ * __amber_loadN / __amber_loadp / __amber_loadn:
  *   (uintptr_t)p - __amber_heap_base <= __amber_heap_size - N:
  *       the N bytes at p + __amber_heap_delta (the runtime's alias);
  *   (uintptr_t)p - __amber_heap_base >= __amber_heap_size:

@@ -4,8 +4,9 @@
 ; check, then a load at the alias (p + __amber_heap_delta) for the heap, the
 ; program's own load for ordinary memory, and the callback for the rest (not
 ; direct, or a span past the heap's end).  A pointer-typed value that is a
-; code handle (bits 48..63 = 0xAB1E) goes to __amber_loadp.  Volatile and
-; atomic loads keep the callback; the original function keeps its loads.
+; code handle (bits 48..63 = 0xAB1E) goes to __amber_loadp; a vector (up to
+; 64 bytes) is loaded whole.  Volatile, atomic and aggregate loads keep the
+; callback; the original function keeps its loads.
 ; RUN: %opt_amber -S %s | FileCheck %s
 ; RUN: %opt_amber -amber-inline-loads=false -S %s | FileCheck %s --check-prefix=OFF
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
@@ -16,6 +17,10 @@ define i64 @f(ptr %p, ptr %q) {
   %r = load ptr, ptr %q, align 8
   %v = load volatile i64, ptr %r, align 8
   %t = load atomic i64, ptr %r acquire, align 8
+  %w = load <4 x i32>, ptr %r, align 16
+  %agg = load { i32, i8 }, ptr %r, align 4
+  store <4 x i32> %w, ptr %q, align 16
+  store { i32, i8 } %agg, ptr %q, align 4
   %a1 = zext i32 %a to i64
   %s = add i64 %a1, %v
   %s2 = add i64 %s, %t
@@ -28,7 +33,7 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: ret i64
 
 ; CHECK-LABEL: define i64 @__amber_tx_f(
-; CHECK-NEXT: %amber.direct = call i32 @__amber_direct_reads()
+; CHECK: %amber.direct = call i32 @__amber_direct_reads()
 ; CHECK-NEXT: %[[D:.*]] = icmp ne i32 %amber.direct, 0
 ; CHECK-NEXT: %amber.heap_base = load i64, ptr @__amber_heap_base
 ; CHECK-NEXT: %amber.heap_size = load i64, ptr @__amber_heap_size
@@ -60,6 +65,14 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: %r = inttoptr i64
 ; CHECK-NEXT: %v = call i64 @__amber_load8(ptr %r)
 ; CHECK-NEXT: %t = call i64 @__amber_load8(ptr %r)
+; A vector is loaded whole (its callback: __amber_loadn); an aggregate is not
+; inlined.
+; CHECK: sub i64 %amber.heap_size, 15
+; CHECK: load <4 x i32>, ptr %amber.alias{{.*}}, align 16
+; CHECK: load <4 x i32>, ptr %r, align 16
+; CHECK: call void @__amber_loadn(ptr %amber.tmp{{.*}}, ptr %r, i64 16)
+; CHECK: %w = phi <4 x i32>
+; CHECK: call void @__amber_loadn(ptr %{{.*}}, ptr %r, i64 8)
 ; CHECK: ret i64
 ; CHECK: declare extern_weak i32 @__amber_direct_reads()
 
