@@ -186,3 +186,10 @@ config.environment["AMBER_ORDO_CACHE"] = "0"
 # Tests that store such pointers on purpose say AMBER_CHECK_POINTERS=off
 # in their RUN lines, with the reason.
 config.environment["AMBER_CHECK_POINTERS"] = "error"
+
+# STAMP's sources (third-party, ../shared/stamp beside the repository, never
+# copied into it): test/crash/stamp_vacation.test builds vacation from them;
+# without them it is UNSUPPORTED (test/bench/lit.local.cfg says the same for
+# the benchmark's own tests).
+if os.path.isdir(os.path.join(src, "..", "shared", "stamp", "vacation")):
+    config.available_features.add("stamp-sources")
