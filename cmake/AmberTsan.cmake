@@ -31,14 +31,14 @@ add_library(amber_tsan_objs OBJECT ${AMBER_RUNTIME_SOURCES})
 target_include_directories(amber_tsan_objs PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 target_compile_definitions(amber_tsan_objs PUBLIC _GNU_SOURCE)
 target_compile_options(amber_tsan_objs PRIVATE ${AMBER_WARN} -fno-omit-frame-pointer -fsanitize=thread)
-target_link_libraries(amber_tsan_objs PUBLIC ${UNWIND_LIB} dl)
+target_link_libraries(amber_tsan_objs PUBLIC dl)
 
 add_library(amber_tsan SHARED $<TARGET_OBJECTS:amber_tsan_objs> $<TARGET_OBJECTS:amber_wrap_objs>)
 set_target_properties(amber_tsan PROPERTIES OUTPUT_NAME amber
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/tsan)
 target_link_options(amber_tsan PRIVATE ${AMBER_WRAP_FLAGS} -fsanitize=thread -shared-libsan
                     -Wl,-rpath,${AMBER_CLANG_RT_DIR} -Wl,-z,defs)
-target_link_libraries(amber_tsan PRIVATE ${UNWIND_LIB} pthread dl)
+target_link_libraries(amber_tsan PRIVATE pthread dl)
 # A program for test/tsan links TSan's shared runtime too, and finds it.
 set(AMBER_TSAN_CFLAGS "-fsanitize=thread -shared-libsan -Wl,-rpath,${AMBER_CLANG_RT_DIR}" PARENT_SCOPE)
 set(AMBER_TSAN_RUNTIME ${CMAKE_BINARY_DIR}/lib/tsan/libamber.so PARENT_SCOPE)

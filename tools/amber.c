@@ -359,9 +359,7 @@ static int cmd_info(int argc, char **argv) {
   if (heap_args("info", argc, argv, &path, &json)) return 2;
   struct amber_heap h;
   struct amber_view v;
-  amber_view_busy_ok = 1;
-  int rc = amber_view_open(path, &h, &v);
-  amber_view_busy_ok = 0;
+  int rc = amber_view_open(path, &h, &v, 1);
   if (rc) return v.busy ? info_busy(path, &v, json) : 2;
   const struct amber_header *hd = &h.hdr;
   const struct amber_data_header *dh = amber_heap_dh(&h);

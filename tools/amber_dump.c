@@ -160,7 +160,7 @@ int amber_cmd_dump(int argc, char **argv) {
   }
   struct amber_heap h;
   struct amber_view v;
-  if (amber_view_open(path, &h, &v) != 0) return 2;
+  if (amber_view_open(path, &h, &v, 0) != 0) return 2;
   int rc = v.left_out ? AMBER_EXIT_INCOMPLETE : 0;
   char lw[256] = "";
   if (v.live) amber_view_live_words(&v, lw, sizeof lw);

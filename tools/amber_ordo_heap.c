@@ -94,7 +94,7 @@ static void print_text(const char *path, const struct amber_ordo_record *o) {
 int amber_cmd_ordo_heap(const char *path, int json) {
   struct amber_heap h;
   struct amber_view v;
-  if (amber_view_open(path, &h, &v)) return 2;
+  if (amber_view_open(path, &h, &v, 0)) return 2;
   const struct amber_ordo_record *o = amber_ordo_record_current(&h);
   if (!o) {
     if (json) {

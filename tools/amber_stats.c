@@ -45,9 +45,7 @@ static int stats_busy(const char *path, const struct amber_view *v, int json);
 static int stats_heap(const char *path, int json) {
   struct amber_heap h;
   struct amber_view v;
-  amber_view_busy_ok = 1;
-  int rc = amber_view_open(path, &h, &v);
-  amber_view_busy_ok = 0;
+  int rc = amber_view_open(path, &h, &v, 1);
   if (rc != 0) return v.busy ? stats_busy(path, &v, json) : 2;
   /* The census trusts the page table only as far as the walk checks it;
    * a damaged one is reported (the first problems) and not summarised. */

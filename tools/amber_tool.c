@@ -80,7 +80,6 @@ static int all_zero(const char *b, size_t n) {
  * that changed; up to 10 reads.  Returns 0, or -1 (errno; EAGAIN: it never
  * stood still). */
 #define LIVE_CHUNK (1u << 20)
-int amber_view_busy_ok;
 
 int amber_view_copy_tries(void) {
   uint64_t n = amber_opt.live_copy_tries;
@@ -126,7 +125,7 @@ fail:;
 }
 
 /* The live view: a stable copy of the heap, opened without a lock. */
-static int view_live(const char *path, struct amber_heap *h, struct amber_view *v) {
+static int view_live(const char *path, struct amber_heap *h, struct amber_view *v, int busy_ok) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat sb;
   if (fd < 0 || fstat(fd, &sb) != 0) {
@@ -141,7 +140,7 @@ static int view_live(const char *path, struct amber_heap *h, struct amber_view *
     return -1;
   }
   if (stable_copy(fd, mfd, sb.st_size, v) != 0) {
-    if (errno == EAGAIN && amber_view_busy_ok) v->busy = 1; /* the caller shows what it can without a copy */
+    if (errno == EAGAIN && busy_ok) v->busy = 1; /* the caller shows what it can without a copy */
     else if (errno == EAGAIN)
       amber_error("heap %s is in use by process %d, which changed it during each of %d reads: no consistent copy to show; try "
                   "again when it is less busy or stop the program; amber info and amber stats --pid %d show it while it runs",
@@ -184,12 +183,12 @@ void amber_view_close(struct amber_heap *h, struct amber_view *v) {
   v->src_fd = -1;
 }
 
-int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v) {
+int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v, int busy_ok) {
   memset(v, 0, sizeof *v);
   v->src_fd = -1;
   if (amber_heap_is_live(path, &v->holder)) {
     v->live = 1;
-    if (view_live(path, h, v) != 0) return -1;
+    if (view_live(path, h, v, busy_ok) != 0) return -1;
   } else if (amber_engine_heap_open(path, AMBER_OPEN_PRIVATE | AMBER_OPEN_LOCK, h) != 0) return -1;
   v->clean = h->status->clean == AMBER_CLEAN;
   v->opens = h->status->opens;

@@ -31,12 +31,9 @@ struct amber_view {
   uint64_t as_of;   /* CLOCK_REALTIME ns when the copy was last found equal to the file */
   int passes;       /* reads of the file it took */
   int src_fd;       /* the heap file itself (durability); -1 unless live */
-  int busy;         /* live, and the program changed the file during each read: no copy (amber_view_open failed) */
+  int busy;         /* live, and the program changed the file during each read: no copy (amber_view_open failed, busy_ok) */
 };
 
-/* Set by info and stats, which show something of a busy heap without a
- * copy: then amber_view_open fails on one without a message, v->busy set. */
-extern int amber_view_busy_ok;
 /* The reads amber_view_open makes of a live heap (AMBER_LIVE_COPY_TRIES). */
 int amber_view_copy_tries(void);
 
@@ -44,8 +41,11 @@ int amber_view_copy_tries(void);
  * read-only file, and runs the engine's recovery on them, so what the
  * caller reads is what the next program will find; the file itself is
  * never written (amber check does the same).  Returns 0, or -1 after an
- * amber: error: (the heap is refused, as a program would refuse it). */
-int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v);
+ * amber: error: (the heap is refused, as a program would refuse it).
+ * busy_ok: the caller shows something of a busy heap without a copy (info,
+ * stats): then a live heap that never stood still fails without a
+ * message, v->busy set. */
+int amber_view_open(const char *path, struct amber_heap *h, struct amber_view *v, int busy_ok);
 /* Unmaps the view's heap (and closes the live file). */
 void amber_view_close(struct amber_heap *h, struct amber_view *v);
 

@@ -202,8 +202,8 @@ static inline void *next_calloc(size_t n, size_t size) {
  * constructors; a nested dlsym would free the same message again), or from
  * our own resolution.  So such a free is dropped and such a realloc copies
  * into a new block: a few blocks of start-up, never a wrong free. */
-static inline __typeof__(free) *next_free(void) { return __atomic_load_n(&real_free, __ATOMIC_ACQUIRE); }
-static inline __typeof__(realloc) *next_realloc(void) { return __atomic_load_n(&real_realloc, __ATOMIC_ACQUIRE); }
+static inline __typeof__(free) *next_free(void) { return __atomic_load_n(&amber_real_free, __ATOMIC_ACQUIRE); }
+static inline __typeof__(realloc) *next_realloc(void) { return __atomic_load_n(&amber_real_realloc, __ATOMIC_ACQUIRE); }
 
 /* ---- the interceptors ---- */
 

@@ -2,9 +2,17 @@
  * runtime calls at heap open, and whole heap reads and writes for code amber
  * never compiled (docs/wrappers.md). */
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include "glibc.h"
 #include "wrap.h"
 
 /* dlsym may allocate, and so call back into us.  Initial-exec: no
@@ -13,17 +21,102 @@
  * free() (libamber is loaded at start-up, so its TLS is static). */
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 
-void *amber_wrap_resolve(const char *name, void *self) {
+/* libamber's own image (the linker's __ehdr_start is its ELF header, at the
+ * start of its first segment): an address in one of its segments. */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+static int in_libamber(uintptr_t a) {
+  const ElfW(Ehdr) *e = &__ehdr_start;
+  const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)e + e->e_phoff);
+  uintptr_t bias = 0;
+  int first = 1;
+  for (int i = 0; i < e->e_phnum; i++) {
+    if (ph[i].p_type != PT_LOAD) continue;
+    if (first) bias = (uintptr_t)e - (ph[i].p_vaddr - ph[i].p_offset), first = 0;
+    if (a - (bias + ph[i].p_vaddr) < ph[i].p_memsz) return 1;
+  }
+  return 0;
+}
+
+void *amber_wrap_resolve(const char *name) {
   if (resolving) return NULL;
   resolving = 1;
   void *f = dlsym(RTLD_NEXT, name);
   resolving = 0;
-  return f == self ? NULL : f;
+  return f && in_libamber((uintptr_t)f) ? NULL : f;
 }
 
 _Noreturn void amber_wrap_missing(const char *name) {
+  if (resolving)
+    amber_fatal("%s() was called while this thread was looking up another C library function (from a signal handler that "
+                "interrupted the look-up?), and it is not one libamber resolves at load (wrappers/core.c: the async-signal-safe "
+                "ones); call only async-signal-safe functions in signal handlers",
+                name);
   amber_fatal("cannot find the C library's %s() behind libamber's interceptor; is libamber loaded before libc (LD_PRELOAD)?", name);
 }
+
+/* ---- the eager list: real functions looked up at load ----
+ *
+ * Every other real function is looked up at its first use (wrap.h).  These
+ * may not be: a look-up is dlsym, which takes the dynamic loader's lock and
+ * may allocate, so it is neither async-signal-safe nor safe where that lock
+ * or the allocator's can be awaited.  One group per reason; a name may
+ * have several.  What is not here and is called from such a place is a
+ * bug: add it to the group that says why. */
+
+/* The allocator: glibc's loader and dlerror call these from inside dlsym,
+ * and free/realloc never look their next definition up (alloc.c). */
+#define EAGER_ALLOC(X) X(malloc) X(calloc) X(realloc) X(free)
+
+/* What a signal handler, or the child of a multi-threaded fork, may call:
+ * the POSIX async-signal-safe functions libamber intercepts (signal-
+ * safety(7)), their fortified forms, the system-call wrappers beside them,
+ * and the comparisons a compiler emits for memcmp (bcmp, __memcmpeq).  A
+ * program's handler calling one first must not run dlsym: it may have
+ * interrupted dlsym or malloc on the same thread. */
+#define EAGER_SIGNAL_SAFE(X)                                                                                   \
+  X(read) X(write) X(pread) X(pread64) X(pwrite) X(pwrite64) X(readv) X(writev) X(send) X(sendto) X(recv)       \
+  X(recvfrom) X(sigaction) X(signal) X(fork) X(sem_post)                                                       \
+  X(memccpy) X(memchr) X(memcmp) X(bcmp) X(__memcmpeq) X(memcpy) X(memmove) X(memset) X(stpcpy) X(__stpcpy)  \
+  X(stpncpy) X(strcat) X(strchr) X(strcmp) X(strcpy) X(strcspn) X(strlen) X(strncat) X(strncmp) X(strncpy)     \
+  X(strnlen) X(strpbrk) X(strrchr) X(strspn) X(strstr) X(strtok_r) X(__strtok_r)                               \
+  X(__memcpy_chk) X(__memmove_chk) X(__memset_chk) X(__strcpy_chk) X(__strncpy_chk) X(__strcat_chk)            \
+  X(__strncat_chk) X(__stpcpy_chk) X(__stpncpy_chk) X(__read_chk) X(__pread_chk) X(__pread64_chk)             \
+  X(__recv_chk) X(__recvfrom_chk)
+#if __GLIBC_PREREQ(2, 34)
+#define EAGER_FORK(X) X(_Fork)
+#else
+#define EAGER_FORK(X)
+#endif
+
+/* amber's own fatal-error path (base/diag.c: snprintf, vsnprintf, write,
+ * fflush_unlocked; it may run with any lock held) and its signal handlers'
+ * (wrappers/signals.c, heap/strict.c, heap/symbolize.c, heap/fault.c,
+ * heap/sigline.c, stats.c's report at a fatal signal into its fmemopen
+ * stream: fprintf, fputs, fputc), beyond the group above. */
+#define EAGER_FATAL(X) X(vsnprintf) X(fflush_unlocked) X(fflush) X(vfprintf) X(fputs) X(fputc)
+
+/* Called with a lock held: the unlock, the waits that release and retake
+ * it, and (so that no order matters) the locks themselves, the program's
+ * (locks.c) and the runtime's (real.c).  A thread inside dlopen holds the
+ * loader's lock while it runs the new object's constructors; one of them
+ * waiting for a lock whose holder is in dlsym deadlocks.  For the same
+ * reason qsort: tx/unisolated.c sorts under the lock module constructors
+ * take (__amber_register_unisolated), beside memcpy and calloc above. */
+#define EAGER_LOCKS(X)                                                                                          \
+  X(pthread_mutex_lock) X(pthread_mutex_trylock) X(pthread_mutex_timedlock) X(pthread_mutex_unlock)           \
+  X(pthread_rwlock_rdlock) X(pthread_rwlock_wrlock) X(pthread_rwlock_trywrlock) X(pthread_rwlock_timedwrlock) \
+  X(pthread_rwlock_unlock) X(pthread_cond_wait) X(pthread_cond_timedwait) X(pthread_cond_signal)              \
+  X(pthread_cond_broadcast) X(pthread_barrier_wait) X(sem_wait) X(qsort)
+
+#define EAGER(X) EAGER_ALLOC(X) EAGER_SIGNAL_SAFE(X) EAGER_FORK(X) EAGER_FATAL(X) EAGER_LOCKS(X)
+
+EAGER(WRAP_REAL)
+
+/* Priority 102: before libamber's other constructors and the program's
+ * (a module constructor runs at 101 only in the program's own image, which
+ * runs after its libraries'). */
+#define RESOLVE(fn) (void)try_real_##fn();
+__attribute__((constructor(102))) static void resolve_eager(void) { EAGER(RESOLVE) }
 
 /* The fatal-signal handlers go in when the heap opens. */
 __attribute__((constructor)) static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }

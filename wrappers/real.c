@@ -275,7 +275,7 @@ FORWARD(void, setbuffer, (FILE *f, char *b, size_t n), (f, b, n))
     static void *f;                                                            \
     void *g = __atomic_load_n(&f, __ATOMIC_ACQUIRE);                           \
     if (!g) {                                                                  \
-      if (!(g = amber_wrap_resolve(#vsym, NULL))) amber_wrap_missing(#vsym);   \
+      if (!(g = amber_wrap_resolve(#vsym))) amber_wrap_missing(#vsym);   \
       __atomic_store_n(&f, g, __ATOMIC_RELEASE);                               \
     }                                                                          \
     va_list ap;                                                                \
@@ -290,7 +290,7 @@ FORWARD(void, setbuffer, (FILE *f, char *b, size_t n), (f, b, n))
     static void *f;                                                            \
     void *g = __atomic_load_n(&f, __ATOMIC_ACQUIRE);                           \
     if (!g) {                                                                  \
-      if (!(g = amber_wrap_resolve(#sym, NULL))) amber_wrap_missing(#sym);     \
+      if (!(g = amber_wrap_resolve(#sym))) amber_wrap_missing(#sym);     \
       __atomic_store_n(&f, g, __ATOMIC_RELEASE);                               \
     }                                                                          \
     return ((vtype *)g) args;                                                \

@@ -47,14 +47,14 @@ typedef int scan_file_fn(FILE *f, const char *fmt, ...);
 typedef int vscan_str_fn(const char *s, const char *fmt, va_list ap);
 typedef int vscan_file_fn(FILE *f, const char *fmt, va_list ap);
 
-/* One real function, looked up by its symbol name at load.  `self` is the
- * interceptor (a result that is the interceptor is refused). */
-#define SCAN_REAL(id, type, sym, self)                                         \
+/* One real function, looked up by its symbol name at its first call
+ * (wrap.h: scanf is no async-signal-safe function). */
+#define SCAN_REAL(id, type, sym)                                         \
   static type *real_##id;                                                      \
   static type *get_##id(void) {                                                \
     type *f = __atomic_load_n(&real_##id, __ATOMIC_ACQUIRE);                   \
     if (__builtin_expect(f == NULL, 0)) {                                      \
-      f = (type *)amber_wrap_resolve(sym, (void *)self);                       \
+      f = (type *)amber_wrap_resolve(sym);                                     \
       if (!f) amber_wrap_missing(sym);                                         \
       __atomic_store_n(&real_##id, f, __ATOMIC_RELEASE);                       \
     }                                                                          \
@@ -74,19 +74,14 @@ int amber_isoc99_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("__isoc99
 int amber_isoc99_scanf(const char *fmt, ...) __asm__("__isoc99_scanf");
 int amber_isoc99_vscanf(const char *fmt, va_list ap) __asm__("__isoc99_vscanf");
 
-SCAN_REAL(sscanf, scan_str_fn, "sscanf", amber_sscanf)
-SCAN_REAL(fscanf, scan_file_fn, "fscanf", amber_fscanf)
-SCAN_REAL(vsscanf, vscan_str_fn, "vsscanf", amber_vsscanf)
-SCAN_REAL(vfscanf, vscan_file_fn, "vfscanf", amber_vfscanf)
-SCAN_REAL(i_sscanf, scan_str_fn, "__isoc99_sscanf", amber_isoc99_sscanf)
-SCAN_REAL(i_fscanf, scan_file_fn, "__isoc99_fscanf", amber_isoc99_fscanf)
-SCAN_REAL(i_vsscanf, vscan_str_fn, "__isoc99_vsscanf", amber_isoc99_vsscanf)
-SCAN_REAL(i_vfscanf, vscan_file_fn, "__isoc99_vfscanf", amber_isoc99_vfscanf)
-
-__attribute__((constructor(102))) static void resolve_scanf(void) {
-  (void)get_sscanf(), (void)get_fscanf(), (void)get_vsscanf(), (void)get_vfscanf();
-  (void)get_i_sscanf(), (void)get_i_fscanf(), (void)get_i_vsscanf(), (void)get_i_vfscanf();
-}
+SCAN_REAL(sscanf, scan_str_fn, "sscanf")
+SCAN_REAL(fscanf, scan_file_fn, "fscanf")
+SCAN_REAL(vsscanf, vscan_str_fn, "vsscanf")
+SCAN_REAL(vfscanf, vscan_file_fn, "vfscanf")
+SCAN_REAL(i_sscanf, scan_str_fn, "__isoc99_sscanf")
+SCAN_REAL(i_fscanf, scan_file_fn, "__isoc99_fscanf")
+SCAN_REAL(i_vsscanf, vscan_str_fn, "__isoc99_vsscanf")
+SCAN_REAL(i_vfscanf, vscan_file_fn, "__isoc99_vfscanf")
 
 /* Which real functions a call goes to: GNU (plain names, %as allocates) or
  * ISO C99 (the __isoc99_ names, what <stdio.h> calls). */

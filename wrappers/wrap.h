@@ -25,14 +25,22 @@
  *      running one), so code amber never compiled sees committed data and
  *      its writes are crash-safe.
  *
- * The real function: WRAP_REAL(fn) looks up dlsym(RTLD_NEXT, "fn") once, and
- * registers that look-up as a constructor of libamber, so every real
- * function a file names is resolved when libamber is loaded, before any heap
- * is open (no separate list to keep in step).  A result that points back at
- * the interceptor is refused; while this thread is inside dlsym (which may
- * allocate and so call back into us) TRY_REAL(fn) is NULL and the caller
- * uses a plain fallback (byte loops; alloc.c drops a free and copies a
- * realloc until the next allocator is known).
+ * The real function: WRAP_REAL(fn) looks up dlsym(RTLD_NEXT, "fn") at the
+ * first call that needs it, not at load: a program pays only for the
+ * functions it calls (~190 look-ups at load were most of what an amber
+ * program that never touches the heap paid to start, issue 27 item 5).
+ * The pointer is one per name in libamber (a weak hidden definition in
+ * every file that names it, merged by the linker), so an interceptor and
+ * real.c's forwarder of the same name share one look-up.  Some must not be
+ * looked up late: what a signal handler or a child after fork may call,
+ * amber's fatal-error and fault-report paths, what is called with a lock
+ * held (dlsym takes the loader's lock, which a thread running a dlopen'ed
+ * constructor holds), and the allocator that dlsym itself calls.  core.c
+ * resolves that explicit list at load, with the reason for each group.  A
+ * result inside libamber itself is refused; while this thread is inside
+ * dlsym (which may allocate and so call back into us) TRY_REAL(fn) is
+ * NULL and the caller uses a plain fallback (byte loops; alloc.c drops a
+ * free and copies a realloc until the next allocator is known).
  *
  * The runtime is reached only through runtime/interpose.h, included below:
  * no other runtime header is included from wrappers/.
@@ -60,30 +68,40 @@
 /* ---- the real functions ---- */
 
 /* Returns dlsym(RTLD_NEXT, name), or NULL while this thread is already
- * inside dlsym, or when the symbol is missing or is `self` (core.c). */
-void *amber_wrap_resolve(const char *name, void *self);
+ * inside dlsym, or when the symbol is missing or is libamber's own
+ * (core.c). */
+void *amber_wrap_resolve(const char *name);
 _Noreturn void amber_wrap_missing(const char *name);
 
-/* REAL(fn) is the next definition of fn, of fn's own type, resolved at load
- * (or on first use, when that comes first).  TRY_REAL(fn) may be NULL: only
- * while this thread is inside dlsym already, or when fn is missing.
- * REAL(fn) stops the program with a message when fn cannot be found. */
+/* REAL(fn) is the next definition of fn, of fn's own type, resolved at its
+ * first use (or at load, for core.c's eager list).  TRY_REAL(fn) may be
+ * NULL: only while this thread is inside dlsym already, or when fn is
+ * missing.  REAL(fn) stops the program with a message when fn cannot be
+ * found.
+ *
+ * Memory order: the pointer is the only thing published.  Acquire on the
+ * load pairs with the release store of whichever thread looked it up
+ * first: its dlsym synchronised with the loading of the object it found
+ * (the loader's lock), so a thread that sees the pointer also sees that
+ * object mapped and relocated before it calls into it (libc is so before
+ * main anyway; a later RTLD_GLOBAL dlopen's definitions need the chain).
+ * Threads that miss at once each call dlsym and store the same address:
+ * a race with one outcome, so no compare-and-swap.  On x86-64 both are
+ * plain moves. */
 #define WRAP_REAL(fn)                                                          \
-  static __typeof__(fn) *real_##fn;                                            \
+  extern __typeof__(fn) *amber_real_##fn __attribute__((visibility("hidden"))); \
+  __attribute__((weak, visibility("hidden"))) __typeof__(fn) *amber_real_##fn; \
   __attribute__((unused)) static inline __typeof__(fn) *try_real_##fn(void) {  \
-    __typeof__(fn) *f = __atomic_load_n(&real_##fn, __ATOMIC_ACQUIRE);        \
+    __typeof__(fn) *f = __atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE);   \
     if (__builtin_expect(f != NULL, 1)) return f;                              \
-    f = (__typeof__(fn) *)amber_wrap_resolve(#fn, (void *)fn);                 \
-    if (f) __atomic_store_n(&real_##fn, f, __ATOMIC_RELEASE);                  \
+    f = (__typeof__(fn) *)amber_wrap_resolve(#fn);                             \
+    if (f) __atomic_store_n(&amber_real_##fn, f, __ATOMIC_RELEASE);            \
     return f;                                                                  \
   }                                                                            \
   __attribute__((unused)) static inline __typeof__(fn) *get_real_##fn(void) {  \
     __typeof__(fn) *f = try_real_##fn();                                       \
     if (__builtin_expect(f == NULL, 0)) amber_wrap_missing(#fn);               \
     return f;                                                                  \
-  }                                                                            \
-  __attribute__((constructor(102))) static void resolve_real_##fn(void) {      \
-    (void)try_real_##fn();                                                     \
   }
 #define REAL(fn) (get_real_##fn())
 #define TRY_REAL(fn) (try_real_##fn())

@@ -12,7 +12,11 @@
  * libunwind's local unwinding (unw_init_local2, unw_step,
  * unw_get_proc_name) is async-signal-safe; dladdr only reads the loader's
  * tables (it takes the loader lock, which a faulting thread does not hold
- * unless the fault is inside the loader). */
+ * unless the fault is inside the loader).
+ *
+ * libunwind is loaded (dlopen) when a heap opens, not linked: a program
+ * that never opens one does not load it and its liblzma (issue 27 item 5),
+ * and the handler only calls through the pointers found then. */
 #define UNW_LOCAL_ONLY
 #include "strict.h"
 
@@ -29,6 +33,32 @@
 #include "sigline.h"
 #include "symbolize.h"
 
+/* libunwind's local unwinding, from load_unwind (<libunwind.h> names its
+ * functions by macros: _ULx86_64_step for unw_step, ...). */
+#define SYM_NAME(f) SYM_TEXT(f)
+#define SYM_TEXT(f) #f
+static struct {
+  __typeof__(unw_init_local2) *init_local2;
+  __typeof__(unw_get_reg) *get_reg;
+  __typeof__(unw_get_proc_name) *get_proc_name;
+  __typeof__(unw_step) *step;
+} unw;
+
+/* At open (once; later opens find it loaded).  Without libunwind a fault
+ * report says so instead of its backtrace. */
+static void load_unwind(void) {
+  if (unw.step) return;
+  void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  __typeof__(unw) u = {
+      .init_local2 = (__typeof__(unw.init_local2))dlsym(h, SYM_NAME(unw_init_local2)),
+      .get_reg = (__typeof__(unw.get_reg))dlsym(h, SYM_NAME(unw_get_reg)),
+      .get_proc_name = (__typeof__(unw.get_proc_name))dlsym(h, SYM_NAME(unw_get_proc_name)),
+      .step = (__typeof__(unw.step))dlsym(h, SYM_NAME(unw_step)),
+  };
+  if (u.init_local2 && u.get_reg && u.get_proc_name && u.step) unw = u;
+}
+
 /* Set once at open, before the window is published; read by the handler. */
 static uintptr_t window_lo, window_size;
 static uint64_t data_file_off;
@@ -40,6 +70,7 @@ void amber_strict_open(const struct amber_heap *h) {
   data_file_off = h->hdr.data_offset;
   window_size = h->hdr.data_size;
   amber_symbolize_prepare();
+  load_unwind();
   __atomic_store_n(&window_lo, (uintptr_t)h->window, __ATOMIC_RELEASE);
 }
 
@@ -62,17 +93,17 @@ static int nframes, reporting;
 static void unwind(void *uc) {
   unw_cursor_t c;
   nframes = 0;
-  if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0) return;
+  if (!unw.step || unw.init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0) return;
   while (nframes < MAXFRAMES) {
     unw_word_t ip = 0;
-    if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    if (unw.get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0) break;
     struct frame *f = &frames[nframes];
     memset(f, 0, sizeof *f);
     f->sym = &syms[nframes];
     memset(f->sym, 0, sizeof *f->sym);
     f->pc = (uintptr_t)ip;
     unw_word_t off = 0;
-    if (unw_get_proc_name(&c, f->name, sizeof f->name, &off) == 0) f->name_off = off;
+    if (unw.get_proc_name(&c, f->name, sizeof f->name, &off) == 0) f->name_off = off;
     else f->name[0] = 0;
     /* A caller's pc is the return address: look up the call instruction. */
     uintptr_t look = nframes ? f->pc - 1 : f->pc;
@@ -92,7 +123,7 @@ static void unwind(void *uc) {
       }
     }
     nframes++;
-    if (unw_step(&c) <= 0) break;
+    if (unw.step(&c) <= 0) break;
   }
 }
 
@@ -177,7 +208,8 @@ static void backtrace_from(struct amber_sigline *l) {
   amber_sigline_put(l, "amber: backtrace (innermost first):");
   amber_sigline_flush(l);
   if (!nframes) {
-    amber_sigline_put(l, "  (no backtrace: libunwind cannot unwind from this fault)");
+    amber_sigline_put(l, unw.step ? "  (no backtrace: libunwind cannot unwind from this fault)"
+                                  : "  (no backtrace: libunwind.so.8 could not be loaded; install libunwind8)");
     amber_sigline_flush(l);
   }
   for (int n = 0; n < nframes; n++) put_frame(l, n, &frames[n]);

@@ -51,6 +51,21 @@ static uint64_t desc_run(const struct amber_heap *h, const struct amber_page_des
   return n;
 }
 
+/* The walks over the page table skip runs of zero descriptors: when
+ * descriptor *p is not inside the run looked at last (which ends at
+ * *judged) and starts a zero run, moves *p to the run's last descriptor
+ * (the loop's p++ passes it) and returns the run's length; else 0:
+ * descriptor *p needs a look. */
+static uint64_t zero_run(const struct amber_heap *h, const struct amber_page_desc *pt, uint64_t *p, uint64_t np, uint64_t *judged) {
+  if (*p < *judged) return 0;
+  int zero;
+  uint64_t n = desc_run(h, pt, *p, np, &zero);
+  *judged = *p + n;
+  if (!zero) return 0;
+  *p = *judged - 1;
+  return n;
+}
+
 static uint32_t dh_crc(const struct amber_data_header *dh) {
   return amber_crc32c(0, dh, offsetof(struct amber_data_header, crc));
 }
@@ -229,17 +244,9 @@ static int walk_image(struct walk *w, size_t *objects, size_t *bytes) {
   size_t objs = 0, used = 0;
   uint64_t run_end = 0, run_head = 0;
   for (uint64_t p = 0, judged = 0; p < np; p++) {
-    if (p >= judged) {
-      /* Zero descriptors are right wherever they are (metadata, inside a
-       * large object, free): a run of them needs no look. */
-      int zero;
-      uint64_t n = desc_run(h, pt, p, np, &zero);
-      judged = p + n;
-      if (zero) {
-        p = judged - 1;
-        continue;
-      }
-    }
+    /* Zero descriptors are right wherever they are (metadata, inside a
+     * large object, free): a run of them needs no look. */
+    if (zero_run(h, pt, &p, np, &judged)) continue;
     const struct amber_page_desc *d = &pt[p];
     uint64_t at = AMBER_PAGE + p * sizeof *pt;
     if (p < first) {
@@ -325,17 +332,12 @@ void amber_alloc_census(const struct amber_heap *h, const char *data, struct amb
   const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + AMBER_PAGE);
   uint64_t run = 0;
   for (uint64_t p = first, judged = first; p < np; p++) {
-    if (p >= judged) {
-      int zero;
-      uint64_t n = desc_run(h, pt, p, np, &zero);
-      judged = p + n;
-      if (zero) { /* n free pages */
-        c->free_pages += n;
-        run += n;
-        if (run > c->largest_free_run) c->largest_free_run = run;
-        p = judged - 1;
-        continue;
-      }
+    uint64_t n = zero_run(h, pt, &p, np, &judged);
+    if (n) { /* n free pages */
+      c->free_pages += n;
+      run += n;
+      if (run > c->largest_free_run) c->largest_free_run = run;
+      continue;
     }
     const struct amber_page_desc *d = &pt[p];
     if (d->kind == AMBER_PAGE_FREE && all_zero(d, sizeof *d)) {
@@ -370,15 +372,7 @@ void amber_alloc_walk(const struct amber_heap *h, const char *data, amber_alloc_
   if (first > np) first = np;
   const struct amber_page_desc *pt = (const struct amber_page_desc *)(data + AMBER_PAGE);
   for (uint64_t p = first, judged = first; p < np; p++) {
-    if (p >= judged) {
-      int zero;
-      uint64_t n = desc_run(h, pt, p, np, &zero);
-      judged = p + n;
-      if (zero) {
-        p = judged - 1;
-        continue;
-      }
-    }
+    if (zero_run(h, pt, &p, np, &judged)) continue;
     const struct amber_page_desc *d = &pt[p];
     if (d->kind == AMBER_PAGE_SLAB && d->cls < NCLS) {
       for (unsigned i = 0; i < slots_of(d->cls) && i < 64 * AMBER_SLAB_WORDS; i++)
@@ -456,15 +450,7 @@ void amber_alloc_open(struct amber_heap *h) {
   for (uint64_t p = 0; p < first_page; p++) page_used[p] = 1;
   const struct amber_page_desc *pt = (const struct amber_page_desc *)(h->data + AMBER_PAGE);
   for (uint64_t p = first_page, judged = first_page; p < npages; p++) {
-    if (p >= judged) {
-      int zero;
-      uint64_t n = desc_run(h, pt, p, npages, &zero);
-      judged = p + n;
-      if (zero) { /* free pages */
-        p = judged - 1;
-        continue;
-      }
-    }
+    if (zero_run(h, pt, &p, npages, &judged)) continue; /* free pages */
     struct amber_page_desc *d = &pagetab[p];
     if (d->kind == AMBER_PAGE_SLAB) {
       page_used[p] = 1;

@@ -61,7 +61,7 @@ static long count(void) {
 static void add(int k) {
   long n0 = count();
   for (int i = 0; i < k; i++) {
-    char key[24];
+    char key[24] = {0}; /* all 24 bytes are copied: none left to stack garbage, which the pointer check may take for a stack pointer */
     snprintf(key, sizeof key, "key-%ld", n0 + i + 1);
     struct node *nd = NULL;
     long n = 0;
