@@ -150,6 +150,9 @@ bool isIoCall(llvm::StringRef Name);
 // True for an output function whose output libamber holds until the
 // region's commit (printf, puts, fwrite, write, ...): a plain call.
 bool isHeldOutputCall(llvm::StringRef Name);
+// qsort, qsort_r, bsearch: libamber runs them inside the region's
+// transaction (wrappers/sort.c).
+bool isRegionWrappedCall(llvm::StringRef Name);
 // True for a function libamber's interceptors (wrappers/) serve on heap
 // arguments (AMBER_INTERCEPTED in runtime/CMakeLists.txt, generated into
 // amber_intercepted.inc), or that the pass rewrites to a runtime wrapper.

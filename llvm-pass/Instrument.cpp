@@ -631,6 +631,10 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
     // libamber's interceptor.
     if (isHeldOutputCall(Name))
       return false;
+    // Sorting and searching the interceptor runs in the region's
+    // transaction: a plain call to libamber's interceptor.
+    if (isRegionWrappedCall(Name))
+      return false;
     Irrevocable = true;
     if (isIoCall(Name)) {
       makeIrrevocableIo(CB);

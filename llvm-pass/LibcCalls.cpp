@@ -85,6 +85,18 @@ bool isHeldOutputCall(StringRef Name) {
       .Default(false);
 }
 
+// Functions whose libamber interceptor, inside a region, reads the array
+// through the region's transaction, runs the comparator's clone on a
+// private copy and writes back through the transaction (wrappers/sort.c),
+// on persistent and ordinary memory alike: the call stays a plain call and
+// the region stays revocable.  Every name here must be intercepted
+// (AMBER_INTERCEPTED).
+bool isRegionWrappedCall(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("qsort", "qsort_r", "bsearch", true)
+      .Default(false);
+}
+
 // Functions with other outside effects (syncing a file, the system log,
 // ending the process) that write no program memory: no pointer argument
 // they write through.  Inside a region they make the transaction

@@ -1,17 +1,33 @@
-/* qsort, qsort_r and bsearch on heap arrays, by code amber never compiled
- * (and by instrumented code: libc's qsort is never instrumented).
+/* qsort, qsort_r and bsearch: on heap arrays by code amber never compiled
+ * (and by instrumented code: libc's qsort is never instrumented), and on
+ * any array inside a region (the pass leaves these three calls alone:
+ * docs/pass.md), so that a region that sorts stays revocable.
  *
- * qsort sorts a volatile copy, read through the engine in one snapshot,
- * with the C library's qsort and the caller's comparator, and writes the
- * part that changed back as one write: part of the running region's
- * transaction inside a region, a transaction of its own outside.  So the
- * comparator sees volatile elements (it may be instrumented code, or not),
- * and the sort is all or nothing after a crash.
+ * Inside a region (any memory, persistent or ordinary): the array is read
+ * with the pass's __amber_loadn, one snapshot of the region's view
+ * (persistent bytes through the engine, ordinary bytes under its isolation
+ * of ordinary memory, captured for operational records), into a private
+ * copy; the C library's qsort sorts the copy calling the comparator's
+ * transactional clone (__amber_clone_of: a comparator amber never compiled
+ * makes the region irrevocable, as an indirect call does); the bytes that
+ * changed are stored back with __amber_storen, in the region's transaction
+ * (undone when it aborts or calls amber_retry).  The copy lives on the
+ * stack when small: frames below the region's own are private to it (no
+ * word locks, no undo).
+ *
+ * Outside regions, on heap arrays: the volatile copy is read through the
+ * engine in one snapshot, sorted with the caller's comparator, and the part
+ * that changed is written back as one write, a transaction of its own (or
+ * part of a lock-delimited section's).  So the comparator sees volatile
+ * elements (it may be instrumented code, or not), and the sort is all or
+ * nothing after a crash.  Outside regions on ordinary memory: the C
+ * library's, in place.
  *
  * bsearch runs glibc's binary search itself and hands the comparator a
- * volatile copy of each probed element (read through the engine): the
- * array is read only where the search looks; the key is passed as given,
- * and the result points into the caller's array. */
+ * volatile copy of each probed element (read through the engine, or
+ * __amber_loadn inside a region): the array is read only where the search
+ * looks; the key is passed as given, and the result points into the
+ * caller's array. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +44,50 @@ typedef int (*cmp_r_fn)(const void *, const void *, void *);
 static size_t bytes(size_t n, size_t size) {
   size_t t;
   return __builtin_mul_overflow(n, size, &t) ? 0 : t;
+}
+
+/* The calling thread runs a region (not a lock-delimited section alone). */
+static inline int wrap_region(void) { return __atomic_load_n(&__amber_heap_size, __ATOMIC_RELAXED) && amber_interpose_in_region(); }
+
+/* Inside a region, the comparator called on the private copy: the
+ * transactional clone of the caller's (or qsort_r's with its argument). */
+struct clone_cmp {
+  cmp_fn cmp;
+  cmp_r_fn cmp_r;
+  void *arg;
+};
+static int call_clone(const void *a, const void *b, void *c) {
+  const struct clone_cmp *x = c;
+  return x->cmp_r ? x->cmp_r(a, b, x->arg) : x->cmp(a, b);
+}
+
+/* Private copies up to this size (both of them together) live on the stack. */
+#define STACK_COPY 8192
+
+/* Inside a region: sorts base[0, n) (persistent or ordinary) as part of the
+ * region's transaction.  A malloc'd copy (arrays over STACK_COPY / 2) is
+ * lost when the transaction restarts mid-sort (a conflict found by the
+ * read or by the comparator's clone): the restart leaves by siglongjmp. */
+static void region_sort(const char *fn, void *base, size_t n, size_t size, cmp_fn cmp, cmp_r_fn cmp_r, void *arg) {
+  size_t total = bytes(n, size);
+  if (wrap_touches(base, total)) amber_interpose_check_usable(fn, base);
+  struct clone_cmp x = {NULL, NULL, arg};
+  if (cmp_r) x.cmp_r = (cmp_r_fn)__amber_clone_of((void *)cmp_r);
+  else x.cmp = (cmp_fn)__amber_clone_of((void *)cmp);
+  if (n < 2 || !size) return;
+  if (!total) amber_wrap_nomem(fn, base, 0); /* n * size overflows */
+  char small[STACK_COPY];
+  char *orig = total <= sizeof small / 2 ? small : total <= SIZE_MAX / 2 ? malloc(2 * total) : NULL;
+  if (!orig) amber_wrap_nomem(fn, base, total);
+  char *sorted = orig + total;
+  __amber_loadn(orig, base, total);
+  memcpy(sorted, orig, total);
+  REAL(qsort_r)(sorted, n, size, call_clone, &x);
+  size_t lo = 0, hi = total;
+  while (lo < hi && orig[lo] == sorted[lo]) lo++;
+  while (hi > lo && orig[hi - 1] == sorted[hi - 1]) hi--;
+  if (lo < hi) __amber_storen((char *)base + lo, sorted + lo, hi - lo);
+  if (orig != small) free(orig);
 }
 
 /* Sorts the heap array base[0, n) through a volatile copy. */
@@ -51,6 +111,10 @@ static void heap_sort(const char *fn, void *base, size_t n, size_t size, cmp_fn 
 }
 
 void qsort(void *base, size_t n, size_t size, cmp_fn cmp) {
+  if (__builtin_expect(wrap_region(), 0)) {
+    region_sort("qsort", base, n, size, cmp, NULL, NULL);
+    return;
+  }
   if (__builtin_expect(!wrap_touches(base, bytes(n, size)), 1)) {
     REAL(qsort)(base, n, size, cmp);
     return;
@@ -59,6 +123,10 @@ void qsort(void *base, size_t n, size_t size, cmp_fn cmp) {
 }
 
 void qsort_r(void *base, size_t n, size_t size, cmp_r_fn cmp, void *arg) {
+  if (__builtin_expect(wrap_region(), 0)) {
+    region_sort("qsort_r", base, n, size, NULL, cmp, arg);
+    return;
+  }
   if (__builtin_expect(!wrap_touches(base, bytes(n, size)), 1)) {
     REAL(qsort_r)(base, n, size, cmp, arg);
     return;
@@ -67,8 +135,10 @@ void qsort_r(void *base, size_t n, size_t size, cmp_r_fn cmp, void *arg) {
 }
 
 void *bsearch(const void *key, const void *base, size_t n, size_t size, cmp_fn cmp) {
-  if (__builtin_expect(!wrap_touches(base, bytes(n, size)), 1)) return REAL(bsearch)(key, base, n, size, cmp);
-  amber_interpose_check_usable("bsearch", base);
+  int region = wrap_region();
+  if (__builtin_expect(!region && !wrap_touches(base, bytes(n, size)), 1)) return REAL(bsearch)(key, base, n, size, cmp);
+  if (wrap_touches(base, bytes(n, size))) amber_interpose_check_usable("bsearch", base);
+  if (region) cmp = (cmp_fn)__amber_clone_of((void *)cmp);
   char small[256];
   char *elem = size <= sizeof small ? small : malloc(size);
   if (!elem) amber_wrap_nomem("bsearch", base, size);
@@ -77,7 +147,8 @@ void *bsearch(const void *key, const void *base, size_t n, size_t size, cmp_fn c
   while (l < u) {
     size_t idx = (l + u) / 2;
     const char *p = (const char *)base + idx * size;
-    amber_wrap_read(elem, p, size);
+    if (region) __amber_loadn(elem, p, size);
+    else amber_wrap_read(elem, p, size);
     int c = cmp(key, elem);
     if (c < 0) {
       u = idx;

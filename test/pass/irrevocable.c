@@ -1,7 +1,9 @@
 // Calls inside regions (and clones) to code the pass cannot instrument:
 //  - output the runtime holds until the commit (printf, ...): a plain call;
 //  - other known I/O (fsync, ...): __amber_irrevocable_io() before the call;
-//  - other known library functions (qsort, ...): __amber_irrevocable();
+//  - qsort, qsort_r, bsearch: a plain call (libamber's interceptor runs them
+//    in the region's transaction, wrappers/sort.c; no flag, no remark);
+//  - other known library functions (snprintf, ...): __amber_irrevocable();
 //  - indirect calls and functions declared but not defined here: the target
 //    goes through __amber_clone_of() (the runtime returns the registered
 //    clone, or makes the transaction irrevocable);
@@ -36,11 +38,20 @@ void sorted(int *p) {
 void assembly(int *p) {
   AMBER_ATOMIC { __asm__ volatile("" ::: "memory"); *p = 2; }
 }
+void formatted(char *s, int v) {
+  AMBER_ATOMIC { snprintf(s, 8, "%d", v); }
+}
+static int key_cmp(const void *k, const void *e) { return *(const int *)k - *(const int *)e; }
+void searched(int *p, int *q, int k) {
+  AMBER_ATOMIC { *q = bsearch(&k, p, 4, sizeof *p, key_cmp) != NULL; }
+}
 // CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 1,
 // CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 1,
 // CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 0,
 // CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 1,
-// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 9,
+// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 0,
+// CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 0,
+// CHECK-DAG: @formatted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 9,
 // CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 4, i16 1, i32 9,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
 // CHECK: %[[C:[0-9]+]] = call ptr @__amber_clone_of(ptr %{{[0-9]+}})
@@ -50,19 +61,29 @@ void assembly(int *p) {
 // CHECK: %[[E:[0-9]+]] = call ptr @__amber_clone_of(ptr @other_module)
 // CHECK-NEXT: call void %[[E]](ptr
 // CHECK-LABEL: define internal void @sorted.amber_region.0(
-// CHECK: call void @__amber_irrevocable()
-// CHECK-NEXT: call void @qsort(
+// CHECK-NOT: __amber_irrevocable
+// CHECK: call void @qsort(
+// CHECK-NOT: __amber_irrevocable
 // CHECK-LABEL: define internal void @assembly.amber_region.0(
 // CHECK: call void @__amber_irrevocable()
 // CHECK-NEXT: call void asm sideeffect
+// CHECK-LABEL: define internal void @formatted.amber_region.0(
+// CHECK: call void @__amber_irrevocable()
+// CHECK-NEXT: call i32 (ptr, i64, ptr, ...) @snprintf(
+// CHECK-LABEL: define internal void @searched.amber_region.0(
+// CHECK-NOT: __amber_irrevocable
+// CHECK: call ptr @bsearch(
+// CHECK-NOT: __amber_irrevocable
 // CHECK-LABEL: define dso_local void @__amber_tx_log_it(
 // CHECK-NOT: __amber_irrevocable
 // CHECK: call i32 (ptr, ...) @printf(
 // CHECK-NEXT: call void @__amber_irrevocable_io()
 // CHECK-NEXT: call i32 @fsync(
 // REMARK-NOT: call to printf
-// REMARK-DAG: irrevocable.c:18:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:30:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:34:18: remark: call to qsort cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:37:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:20:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:32:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:39:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:42:18: remark: call to snprintf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-NOT: indirect call
+// REMARK-NOT: call to qsort
+// REMARK-NOT: call to bsearch

@@ -296,10 +296,11 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "solo")) {
     long v[4] = {3, 1, 2, 0};
+    char buf[24];
     AMBER_ATOMIC {
       r->a = 1;
       if (r->commits == 0) amber_cancel();
-      qsort(v, 4, sizeof v[0], cmp); /* makes the region irrevocable */
+      snprintf(buf, sizeof buf, "%ld", v[0]); /* makes the region irrevocable (qsort no longer does) */
     }
     qsort(v, 4, sizeof v[0], cmp);
     printf("solo: a %ld sorted %ld%ld%ld%ld\n", r->a, v[0], v[1], v[2], v[3]);

@@ -1,5 +1,6 @@
-// A region whose body calls functions the pass cannot see (printf, getpid,
-// snprintf, qsort with a callback) runs irrevocably and still commits.  The
+// A region whose body calls functions the pass cannot see (getpid,
+// snprintf) runs irrevocably and still commits (printf is held to the
+// commit; qsort with a callback runs in the transaction: qsort_region.c).  The
 // external calls only write volatile memory; the region copies their results
 // into persistent memory itself (what docs/guide.md recommends).
 // RUN: %amber_cc -O2 %s -o %t

@@ -11,7 +11,7 @@
 // so the region restarts alone at the call the first time and starts alone
 // from then on; likewise one that reaches it through another module's
 // function (call_via calls a function pointer): one "irrevocable" abort
-// each.  (test/run/irrevocable.c: qsort, known to the pass, starts alone.)
+// each.  (test/run/irrevocable.c: snprintf, known to the pass, starts alone.)
 // RUN: %clang -O1 -c %S/Inputs/sum_longs.c -o %t.sum.o
 // RUN: %amber_cc -O1 -c %S/Inputs/call_via.c -o %t.via.o
 // RUN: %amber_cc -O2 %s %t.sum.o %t.via.o -o %t -pthread

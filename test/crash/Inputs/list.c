@@ -8,11 +8,11 @@
  * compares with the acknowledged commits.
  *
  * The root also keeps the keys of the last RECENT operations, sorted.  Every
- * third operation sorts them with libc's qsort, which amber never
- * instrumented: that region runs irrevocably (romulus commits it by comparing
- * its twin copies), so the walk covers that commit path too.  qsort sorts a
- * volatile copy: code amber never instrumented cannot touch the heap (strict
- * mode), and the region stores the result itself.
+ * third operation sorts them with libc's qsort (run by libamber in the
+ * region's transaction) and formats the smallest with snprintf, which amber
+ * never instrumented: that region runs irrevocably (romulus commits it by
+ * comparing its twin copies), so the walk covers that commit path too.  They
+ * work on a volatile copy, and the region stores the result itself.
  *
  *   list run N [SEED]   do operations up to N, printing "ack I" after each
  *                       commit; SEED (default 1) is fixed by the first run
@@ -124,7 +124,9 @@ static void apply(struct list *l, long i) {
     if (i % 3 == 0) {
       long sorted[RECENT];
       memcpy(sorted, l->recent, sizeof sorted);
-      qsort(sorted, RECENT, sizeof(long), cmp_long); /* irrevocable */
+      char tag[24];
+      qsort(sorted, RECENT, sizeof(long), cmp_long);
+      snprintf(tag, sizeof tag, "%ld", sorted[0]); /* irrevocable */
       memcpy(l->recent, sorted, sizeof sorted);
     } else
       insertion_sort(l->recent, RECENT);
