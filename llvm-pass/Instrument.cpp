@@ -52,6 +52,11 @@ cl::opt<bool> ClCalls(
     cl::desc("Rewrite libc calls and mark calls to unseen code irrevocable"));
 } // namespace amber
 
+static cl::opt<bool> ClInlineLoads(
+    "amber-inline-loads", cl::init(true), cl::Hidden,
+    cl::desc("Inline the plain loads of region functions and clones, taken "
+             "when __amber_direct_reads() says the transaction reads in place"));
+
 static cl::opt<bool> ClCodePointers(
     "amber-code-pointers", cl::init(true), cl::Hidden,
     cl::desc("Load and store pointer-typed values through __amber_loadp / "
@@ -61,6 +66,7 @@ STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
 STATISTIC(NumPtrLoads, "Number of pointer loads instrumented (__amber_loadp)");
 STATISTIC(NumPtrStores, "Number of pointer stores instrumented (__amber_storep)");
+STATISTIC(NumInlineLoads, "Number of loads given an inline path (ABI 4)");
 STATISTIC(NumLoadsN, "Number of loads instrumented (generic callback)");
 STATISTIC(NumStoresN, "Number of stores instrumented (generic callback)");
 STATISTIC(NumAtomics, "Number of atomic accesses instrumented");
@@ -119,6 +125,11 @@ private:
   IntegerType *SizeT;
   Value *Closure = nullptr;
   DenseMap<const Value *, bool> CapturedCache;
+  // The inline-load state, made at the function's entry by the first load
+  // that gets an inline path: __amber_direct_reads() != 0 and the heap
+  // window and alias delta.
+  Value *Direct = nullptr, *HeapBase = nullptr, *HeapSize = nullptr,
+        *HeapDelta = nullptr;
 
   bool skipAddress(Value *Addr);
   unsigned sizedBytes(Type *T); // 1/2/4/8 for a sized callback, else 0
@@ -134,6 +145,8 @@ private:
               ArrayRef<Type *> Params, ArrayRef<Value *> Args, bool Writes);
 
   bool instrumentLoad(LoadInst *LI);
+  bool inlineLoad(LoadInst *LI);
+  void makeDirectState();
   bool instrumentStore(StoreInst *SI);
   bool instrumentRMW(AtomicRMWInst *RMW);
   bool instrumentCAS(AtomicCmpXchgInst *CAS);
@@ -293,9 +306,135 @@ Value *Instrumenter::emit(IRBuilder<> &B, StringRef Base, unsigned Bytes,
   return B.CreateTrunc(B.CreateExtractElement(CI, uint64_t(0)), Ret);
 }
 
+// Once per function, at its entry: whether the running transaction reads
+// in place (amber_interface.h, "Inline loads inside regions"), and the heap
+// window and alias delta.  It holds until this frame is left, so one call
+// serves every load of the frame.
+void Instrumenter::makeDirectState() {
+  if (Direct)
+    return;
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> B(&Entry, Entry.getFirstInsertionPt());
+  FunctionCallee DR = abiFunction(M, "__amber_direct_reads",
+                                  FunctionType::get(I32, false));
+  Value *Mode = B.CreateCall(DR, {}, "amber.direct");
+  Direct = B.CreateICmpNE(Mode, ConstantInt::get(I32, 0));
+  HeapBase = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_base"),
+                          "amber.heap_base");
+  HeapSize = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_size"),
+                          "amber.heap_size");
+  HeapDelta = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_delta"),
+                           "amber.heap_delta");
+}
+
+// A plain load of 1, 2, 4 or 8 bytes (or a vector of up to 64) in a region
+// function or clone:
+//   if (direct) {
+//     off = p - heap_base;
+//     if (off < heap_size - (N - 1)) v = *(p + heap_delta);  // in the heap
+//     else if (off >= heap_size) v = *p;                      // ordinary
+//     else v = __amber_loadN(p);        // runs past the heap's end: fatal
+//   } else v = __amber_loadN(p);
+// A pointer-typed value that is a code handle goes to __amber_loadp, which
+// turns it into the function's address.  The inline loads are plain: the
+// runtime's answer for such a transaction is the same bytes (entry/access.c,
+// __amber_direct_reads).
+bool Instrumenter::inlineLoad(LoadInst *LI) {
+  Type *T = LI->getType();
+  bool Code = isCodeCarrier(T);
+  unsigned N = Code ? 8 : sizedBytes(T);
+  // Other first-class values of a fixed size (vectors: a vectorized loop's
+  // loads) are loaded as they are; their callback is __amber_loadn.
+  bool Whole = false;
+  if (!N) {
+    TypeSize Size = DL.getTypeStoreSize(T);
+    if (Size.isScalable() || Size.getFixedValue() == 0 ||
+        Size.getFixedValue() > 64 || T->isAggregateType())
+      return false;
+    N = Size.getFixedValue();
+    Whole = true;
+  }
+  makeDirectState();
+  Value *Addr = LI->getPointerOperand();
+  Type *IT = Whole ? T : Type::getIntNTy(C, N * 8);
+  Align A = LI->getAlign();
+  const DebugLoc &DLoc = LI->getDebugLoc();
+
+  BasicBlock *Head = LI->getParent();
+  BasicBlock *Join = Head->splitBasicBlock(LI, "amber.load.join");
+  Head->getTerminator()->eraseFromParent();
+  auto NewBB = [&](const char *Name) {
+    return BasicBlock::Create(C, Name, &F, Join);
+  };
+  BasicBlock *Check = NewBB("amber.load.check");
+  BasicBlock *InHeap = NewBB("amber.load.heap");
+  BasicBlock *Check2 = NewBB("amber.load.check2");
+  BasicBlock *Ordinary = NewBB("amber.load.ordinary");
+  BasicBlock *Slow = NewBB("amber.load.slow");
+
+  IRBuilder<> B(Head);
+  B.SetCurrentDebugLocation(DLoc);
+  B.CreateCondBr(Direct, Check, Slow);
+
+  B.SetInsertPoint(Check);
+  Value *Off = B.CreateSub(B.CreatePtrToInt(Addr, SizeT), HeapBase, "amber.off");
+  Value *Lim = B.CreateSub(HeapSize, ConstantInt::get(SizeT, N - 1));
+  B.CreateCondBr(B.CreateICmpULT(Off, Lim), InHeap, Check2);
+
+  B.SetInsertPoint(Check2);
+  B.CreateCondBr(B.CreateICmpUGE(Off, HeapSize), Ordinary, Slow);
+
+  auto Finish = [&](Value *V) {
+    if (!Code) {
+      B.CreateBr(Join);
+      return;
+    }
+    Value *Tag = B.CreateLShr(V, ConstantInt::get(IT, 48));
+    B.CreateCondBr(
+        B.CreateICmpEQ(Tag, ConstantInt::get(IT, AMBER_CODE_HANDLE_TAG)), Slow,
+        Join);
+  };
+  B.SetInsertPoint(InHeap);
+  Value *Alias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.alias");
+  Value *VHeap = B.CreateAlignedLoad(IT, Alias, A);
+  Finish(VHeap);
+
+  B.SetInsertPoint(Ordinary);
+  Value *VOrd = B.CreateAlignedLoad(IT, Addr, A);
+  Finish(VOrd);
+
+  B.SetInsertPoint(Slow);
+  Value *VSlow;
+  if (Whole) {
+    AllocaInst *Tmp = tempAlloca(T);
+    emit(B, "loadn", 0, B.getVoidTy(), {Ptr, Ptr, SizeT},
+         {Tmp, Addr, ConstantInt::get(SizeT, N)}, false);
+    VSlow = B.CreateLoad(T, Tmp);
+  } else {
+    VSlow = Code ? emit(B, "loadp", 0, B.getInt64Ty(), {Ptr}, {Addr}, false)
+                 : emit(B, "load", N, IT, {Ptr}, {Addr}, false);
+  }
+  B.CreateBr(Join);
+
+  B.SetInsertPoint(LI);
+  PHINode *Phi = B.CreatePHI(IT, 3);
+  Phi->addIncoming(VHeap, InHeap);
+  Phi->addIncoming(VOrd, Ordinary);
+  Phi->addIncoming(VSlow, Slow);
+  Value *V = Code ? B.CreateIntToPtr(Phi, T) : Whole ? Phi : fromInt(B, Phi, T);
+  V->takeName(LI);
+  LI->replaceAllUsesWith(V);
+  LI->eraseFromParent();
+  ++NumInlineLoads;
+  return true;
+}
+
 bool Instrumenter::instrumentLoad(LoadInst *LI) {
   Type *T = LI->getType();
   Value *Addr = LI->getPointerOperand();
+  if (!Outside && ClInlineLoads && !LI->isAtomic() && !LI->isVolatile() &&
+      inlineLoad(LI))
+    return true;
   IRBuilder<> B(LI);
   Value *V;
   if (isCodeCarrier(T)) {

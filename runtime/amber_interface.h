@@ -15,8 +15,9 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 3 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
-                              __amber_loadp / __amber_storep */
+#define AMBER_ABI_VERSION 4 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
+                              __amber_loadp / __amber_storep; 4: inline loads in regions
+                              (__amber_direct_reads, __amber_heap_delta) */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -180,6 +181,24 @@ void *__amber_clone_of(void *fn);
  * the latest committed value. */
 extern uintptr_t __amber_heap_base;
 extern uintptr_t __amber_heap_size;
+
+/* Inline loads inside regions (ABI 4).  A region function or clone that
+ * loads calls __amber_direct_reads() once on entry; when it returns nonzero,
+ * the running transaction reads in place until this frame is left (by return
+ * or by the runtime's jump to a restart): then each plain load of N bytes
+ * (1, 2, 4 or 8, or a vector of up to 64) is done inline instead of through
+ * __amber_loadN / __amber_loadp / __amber_loadn:
+ *   (uintptr_t)p - __amber_heap_base <= __amber_heap_size - N:
+ *       the N bytes at p + __amber_heap_delta (the runtime's alias);
+ *   (uintptr_t)p - __amber_heap_base >= __amber_heap_size:
+ *       the program's own load at p (ordinary memory needs no more);
+ *   otherwise (the access runs past the heap's end): the callback.
+ * A pointer-typed load whose value has AMBER_CODE_HANDLE_TAG in bits 48..63
+ * (a code handle) goes to __amber_loadp instead.  Atomic and volatile loads
+ * always take the callback. */
+int __amber_direct_reads(void);
+extern intptr_t __amber_heap_delta;
+#define AMBER_CODE_HANDLE_TAG 0xAB1Eull
 
 /* The cold side of the range checks outside regions calls these variants
  * of the callbacks above: the same access (each a transaction of its own

@@ -144,7 +144,7 @@ static void init(void) {
   struct amber_heap *h = &amber_the_heap;
   int window = amber_opt.strict ? 0 : AMBER_OPEN_WINDOW_READ;
   if (amber_engine_heap_open(path, AMBER_OPEN_WRITE | AMBER_OPEN_AT_BASE | AMBER_OPEN_LOCK | window | trust, h) != 0) exit(2);
-  amber_heap_alias_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
+  __amber_heap_delta = (intptr_t)((uintptr_t)h->data - (uintptr_t)h->window);
   if (amber_opt.heap_size_set && amber_opt.heap_size != h->hdr.data_size) {
     amber_heap_unmap(h);
     amber_fatal("heap %s holds %llu bytes but AMBER_HEAP_SIZE=%llu; unset AMBER_HEAP_SIZE or use a new heap file", path,

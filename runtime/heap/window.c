@@ -11,7 +11,7 @@
 
 uintptr_t __amber_heap_base;
 uintptr_t __amber_heap_size;
-intptr_t amber_heap_alias_delta;
+intptr_t __amber_heap_delta;
 struct amber_heap amber_the_heap;
 int amber_heap_closed;
 int amber_heap_forked;

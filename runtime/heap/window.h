@@ -34,17 +34,18 @@ static inline int amber_in_heap(const void *p) {
 
 /* The alias minus the canonical window: amber_the_heap.data - hdr.base once
  * the heap is open (DESIGN.md §4).  The program holds canonical addresses
- * only; the runtime dereferences heap memory only at their aliases. */
-extern intptr_t amber_heap_alias_delta;
+ * only; the runtime dereferences heap memory only at their aliases.  An ABI
+ * symbol (amber_interface.h): the pass's inline loads in regions read it. */
+extern intptr_t __amber_heap_delta;
 
 /* Where the runtime reads or writes the heap byte the program knows as p
  * (p in the heap window). */
 static inline void *amber_heap_alias(const void *p) {
-  return (char *)(uintptr_t)p + amber_heap_alias_delta;
+  return (char *)(uintptr_t)p + __amber_heap_delta;
 }
 /* The canonical address of an alias address a (the program's view). */
 static inline void *amber_heap_canonical(const void *a) {
-  return (char *)(uintptr_t)a - amber_heap_alias_delta;
+  return (char *)(uintptr_t)a - __amber_heap_delta;
 }
 /* Where the runtime may dereference p: its alias when p is in the heap
  * window, else p itself. */

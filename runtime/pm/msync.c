@@ -52,7 +52,7 @@ struct msync_thread {
   size_t n, cap;
   uint64_t epoch;
 };
-static __thread struct msync_thread *me;
+static __thread struct msync_thread *me __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 

@@ -54,7 +54,9 @@ struct counter_block {
 };
 static struct counter_block *blocks;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread struct counter_block *self;
+/* Initial-exec: libamber is loaded with the program, never dlopen'ed (tx/tx.h): no
+ * __tls_get_addr call per fence or flush, nor per region (tx.c counts both). */
+static __thread struct counter_block *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 

@@ -52,7 +52,7 @@ struct sim_thread {
   struct flush_rec *f;
   size_t n, cap;
 };
-static __thread struct sim_thread *me;
+static __thread struct sim_thread *me __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
 
 static void *xrealloc(void *p, size_t n) {
   p = realloc(p, n);

@@ -520,7 +520,7 @@ static void record(struct amber_thread *t, int kind, uint64_t page, uint64_t n) 
 
 /* What the running transaction of this thread allocated so far, for the
  * message that says how large a transaction the heap could not hold. */
-static __thread uint64_t tx_objects, tx_bytes;
+static __thread uint64_t tx_objects __attribute__((tls_model("initial-exec"))), tx_bytes __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
 
 static char *out_of_space(size_t n) {
   amber_fatal("persistent heap %s is full: cannot allocate %zu bytes after the running transaction allocated %llu bytes in %llu "
@@ -572,7 +572,7 @@ static char *take_slot(struct amber_thread *t, uint32_t p, unsigned cls) {
  * until then only this transaction allocates from it: consecutive small
  * allocations of one transaction share its pages instead of taking a page
  * each.  Reset when the transaction ends either way. */
-static __thread uint32_t tx_slab[NCLS];
+static __thread uint32_t tx_slab[NCLS] __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
 
 /* amber_palloc at the alias (where the runtime writes the object). */
 static char *palloc_alias(struct amber_thread *t, size_t n, int *fresh) {

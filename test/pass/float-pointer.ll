@@ -1,7 +1,7 @@
 ; float and double go through the sized callbacks with a bitcast; pointers
 ; through __amber_loadp / __amber_storep (which keep code addresses valid in
 ; the heap) with ptrtoint/inttoptr.
-; RUN: %opt_amber -S %s | FileCheck %s
+; RUN: %opt_amber -amber-inline-loads=false -S %s | FileCheck %s
 
 ; CHECK-LABEL: define ptr @__amber_tx_f(
 ; CHECK: %[[F:.*]] = call i32 @__amber_load4(ptr %p)

@@ -1,6 +1,7 @@
 ; Vectors, aggregates, i128, x86_fp80 and odd sizes use the generic
-; callbacks through a temporary; nothing asserts on a type.
-; RUN: %opt_amber -S %s | FileCheck %s
+; callbacks through a temporary (loads: with the inline path off, see
+; inline-loads.ll); nothing asserts on a type.
+; RUN: %opt_amber -amber-inline-loads=false -S %s | FileCheck %s
 
 ; CHECK-LABEL: define void @__amber_tx_f(
 ; CHECK-DAG: %amber.tmp = alloca <4 x i32>

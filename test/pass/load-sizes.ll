@@ -1,7 +1,7 @@
 ; Loads of 1/2/4/8-byte integers in a transactional clone become sized
 ; callbacks; the original function keeps its loads (behind the range check
 ; outside regions: outside-loads.ll).
-; RUN: %opt_amber -S %s | FileCheck %s
+; RUN: %opt_amber -amber-inline-loads=false -S %s | FileCheck %s
 
 ; CHECK-LABEL: define i64 @f(
 ; CHECK-NOT: __amber_load

@@ -6,7 +6,7 @@
 ; instruction.  Allocas (escaping or not), globals and other address spaces
 ; are skipped.  The transactional clones keep their unconditional callbacks.
 ; RUN: %opt_amber -S %s | FileCheck %s
-; RUN: %opt_amber -amber-instrument-outside=false -S %s | FileCheck %s --check-prefix=OFF
+; RUN: %opt_amber -amber-instrument-outside=false -amber-inline-loads=false -S %s | FileCheck %s --check-prefix=OFF
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-unknown-linux-gnu"
 
