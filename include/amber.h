@@ -115,6 +115,14 @@ int amber_is_persistent(const void *p);
 /* Print the statistics (commits, aborts, flushes and fences by category). */
 void amber_stats_print(void);
 
+/* The statistics as text: what amber_stats_print prints (json 0) or the
+ * JSON line AMBER_STATS_FILE gets (json 1), written into buf (at most size
+ * bytes, NUL included; truncated when longer).  Returns the length of the
+ * whole text, as snprintf does: a result >= size means buf was too small.
+ * For a program that reports them itself (examples/kvserver.c's INFO).
+ * Call it outside regions.  docs/guide.md 9.4. */
+size_t amber_stats_text(char *buf, size_t size, int json);
+
 /* Opens the heap now (creating it when missing) and recovers it, instead of
  * at its first use: the file `path`, or with NULL the default (AMBER_HEAP,
  * else the private default, docs/guide.md section 7).  AMBER_HEAP, when

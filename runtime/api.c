@@ -2,12 +2,14 @@
  * (amber_root, amber_usage): it opens the heap at first use. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tx/alloc.h"
 #include "amber.h"
 #include "base/diag.h"
 #include "init.h"
+#include "stats.h"
 #include "tx/tx.h"
 
 struct root_req {
@@ -99,3 +101,19 @@ void amber_sync(void) {
 }
 
 int amber_is_persistent(const void *p) { return amber_tx_is_ready() && amber_in_heap(p); }
+
+size_t amber_stats_text(char *buf, size_t size, int json) {
+  char *text = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&text, &n);
+  if (!f) amber_fatal("amber_stats_text: out of memory for the statistics");
+  amber_stats_write(f, json != 0);
+  if (fclose(f) != 0 || !text) amber_fatal("amber_stats_text: out of memory for the statistics");
+  if (size) {
+    size_t k = n < size - 1 ? n : size - 1;
+    memcpy(buf, text, k);
+    buf[k] = 0;
+  }
+  free(text);
+  return n;
+}

@@ -186,3 +186,41 @@ config.environment["AMBER_ORDO_CACHE"] = "0"
 # Tests that store such pointers on purpose say AMBER_CHECK_POINTERS=off
 # in their RUN lines, with the reason.
 config.environment["AMBER_CHECK_POINTERS"] = "error"
+
+# examples/kvserver.c's tests drive it with clients nobody here wrote
+# (tools/bootstrap installs them): redis-cli and redis-benchmark
+# (redis-tools), Debian's redis-server (bench/kvserver's baseline) and the
+# Python redis client (python3-redis).  Without them those tests are
+# UNSUPPORTED.
+def _kvserver_features():
+    import shutil, subprocess
+    if shutil.which("redis-cli") and shutil.which("redis-benchmark"):
+        config.available_features.add("redis-tools")
+    else:
+        lit_config.note("kvserver tests that use redis-cli are UNSUPPORTED: install redis-tools (tools/bootstrap)")
+    if shutil.which("redis-server"):
+        config.available_features.add("redis-server")
+    # %redis_python: the python3 on PATH when it has redis-py (pip), else
+    # Debian's /usr/bin/python3 (python3-redis).
+    for py in ("python3", "/usr/bin/python3"):
+        try:
+            ok = subprocess.run([py, "-c", "import redis"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                timeout=60).returncode == 0
+        except Exception:
+            ok = False
+        if ok:
+            break
+    if ok:
+        config.available_features.add("redis-py")
+        config.substitutions.append(("%redis_python", py))
+    else:
+        lit_config.note("kvserver tests that use redis-py are UNSUPPORTED: install python3-redis (tools/bootstrap)")
+
+_kvserver_features()
+
+# STAMP's sources (third-party, ../shared/stamp beside the repository, never
+# copied into it): test/crash/stamp_vacation.test builds vacation from them;
+# without them it is UNSUPPORTED (test/bench/lit.local.cfg says the same for
+# the benchmark's own tests).
+if os.path.isdir(os.path.join(src, "..", "shared", "stamp", "vacation")):
+    config.available_features.add("stamp-sources")
