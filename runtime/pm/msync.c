@@ -127,20 +127,36 @@ void amber_msync_record(uintptr_t start, uintptr_t end, uint64_t tag) {
   t->r[t->n++] = (struct amber_msync_range){start, end, tag};
 }
 
-void amber_msync_fence(void) {
+/* Sync tickets: publishing appends the thread's ranges to `pending` and
+ * takes ticket `started + 1` in one critical section (the sync numbered so
+ * is the first to start after the append and takes them); waiting returns
+ * once `completed` reaches the ticket.  A waiter leads a sync itself when
+ * none runs, so every ticket someone waits for gets its sync from that
+ * waiter or an earlier leader: nothing waits for a thread that is not
+ * waiting too (docs/engines/msync.md, "Tickets"). */
+uint64_t amber_msync_publish(void) {
   struct msync_thread *t = me;
-  if (!t || !t->n) return;
+  if (!t || !t->n) return 0;
   pthread_mutex_lock(&lock);
   if (t->epoch != epoch) { /* recorded for a heap that closed (its detach synced what waited) */
     t->n = 0;
     pthread_mutex_unlock(&lock);
-    return;
+    return 0;
   }
   pending = grow(pending, &cap_pending, npending + t->n, sizeof *pending);
   memcpy(pending + npending, t->r, t->n * sizeof *t->r);
   npending += t->n;
   t->n = 0;
   uint64_t want = started + 1; /* the first sync to start from now on takes our ranges */
+  pthread_mutex_unlock(&lock);
+  return want;
+}
+
+int amber_msync_durable(uint64_t ticket) { return __atomic_load_n(&completed, __ATOMIC_ACQUIRE) >= ticket; }
+
+void amber_msync_wait(uint64_t want) {
+  if (!want || amber_msync_durable(want)) return;
+  pthread_mutex_lock(&lock);
   while (completed < want) {
     if (running) {
       waiting++;
@@ -158,17 +174,19 @@ void amber_msync_fence(void) {
     npending = 0;
     amber_msync_sync_fn fn = sync_fn;
     pthread_mutex_unlock(&lock);
-    unsigned k = fn(r, n);
+    unsigned k = n && fn ? fn(r, n) : 0;
     pthread_mutex_lock(&lock);
     __atomic_add_fetch(&syncs, k, __ATOMIC_RELAXED);
     spare = r;
     cap_spare = c;
-    completed = gen;
+    __atomic_store_n(&completed, gen, __ATOMIC_RELEASE);
     running = 0;
     pthread_cond_broadcast(&done_cond);
   }
   pthread_mutex_unlock(&lock);
 }
+
+void amber_msync_fence(void) { amber_msync_wait(amber_msync_publish()); }
 
 /* With the lock held and no sync running. */
 static void attach_locked(amber_msync_sync_fn fn) {
@@ -282,7 +300,7 @@ void amber_msync_detach(int fd) {
     size_t n = npending;
     npending = 0;
     __atomic_add_fetch(&syncs, sync_fn(pending, n), __ATOMIC_RELAXED);
-    completed = gen;
+    __atomic_store_n(&completed, gen, __ATOMIC_RELEASE);
     running = 0;
     pthread_cond_broadcast(&done_cond);
   }

@@ -43,6 +43,16 @@ void amber_msync_record(uintptr_t start, uintptr_t end, uint64_t tag);
 /* Returns once a sync that started after every range this thread recorded
  * was recorded has completed.  Without recorded ranges, returns at once. */
 void amber_msync_fence(void);
+/* The fence in two halves (amber_msync_fence = wait(publish())).  publish
+ * hands this thread's recorded ranges to the group commit and returns a
+ * ticket (0: nothing recorded); wait(ticket) returns once a sync that took
+ * those ranges has completed, leading one itself when none runs.  Any
+ * thread may wait for any ticket; tickets grow with publication order, so
+ * a durable ticket makes every smaller one durable. */
+uint64_t amber_msync_publish(void);
+void amber_msync_wait(uint64_t ticket);
+/* 1 once wait(ticket) would return at once (no lock). */
+int amber_msync_durable(uint64_t ticket);
 
 /* Real backend's planning: sorts r[0..n) by address and merges ranges that
  * overlap or touch, or lie in one region of reg with at most

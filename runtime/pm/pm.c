@@ -289,6 +289,35 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
 }
 
+/* The fence in two halves (pm.h).  Only the msync backend and the
+ * simulator's model of it defer: every other mode fences in publish. */
+int amber_pm_tickets(void) { return mode == AMBER_PM_MODE_MSYNC || (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync); }
+
+uint64_t amber_pm_fence_publish_at(const struct amber_pm_site *site, enum amber_pm_cat cat) {
+  if (!amber_pm_tickets()) {
+    amber_pm_fence_at(site, cat);
+    return 0;
+  }
+  if (__builtin_expect(site == planted, 0)) {
+    __atomic_add_fetch(&planted_reached, 1, __ATOMIC_RELAXED);
+    return 0;
+  }
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_fence();
+  else event();
+  amber_pm_counters()->fences[cat]++;
+  uint64_t k = amber_msync_publish();
+  if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
+  return k;
+}
+
+void amber_pm_fence_wait(uint64_t ticket) {
+  if (!ticket) return;
+  amber_msync_wait(ticket);
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_fence_done();
+}
+
+int amber_pm_fence_durable(uint64_t ticket) { return !ticket || amber_msync_durable(ticket); }
+
 /* ---- sites and planted bugs ---- */
 
 extern const struct amber_pm_site __start_amber_pm_sites[], __stop_amber_pm_sites[];

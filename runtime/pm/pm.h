@@ -91,6 +91,20 @@ const char *amber_pm_mode_name(void);
 #define amber_pm_flush(addr, len, cat) amber_pm_flush_at(AMBER_PM_SITE_(AMBER_SITE_FLUSH), addr, len, cat)
 /* Orders and completes all earlier flushes of this thread. */
 #define amber_pm_fence(cat) amber_pm_fence_at(AMBER_PM_SITE_(AMBER_SITE_FENCE), cat)
+/* The fence in two halves, for a caller that has other work before it
+ * needs durability (mvcc's early lock release, docs/engines/mvcc.md):
+ * publish orders this thread's earlier flushes and returns a ticket;
+ * amber_pm_fence_wait(ticket) returns once they are durable (any thread may
+ * wait for any ticket, and waiting for one makes every smaller one durable).
+ * Ticket 0: durable already.  Only the msync backend (and the simulator's
+ * model of it, AMBER_SIM_MSYNC) defers (amber_pm_tickets() is 1): in every
+ * other mode publish is the whole fence and returns 0.  Between publish and
+ * wait, the thread flushes nothing it needs durable by the wait. */
+#define amber_pm_fence_publish(cat) amber_pm_fence_publish_at(AMBER_PM_SITE_(AMBER_SITE_FENCE), cat)
+uint64_t amber_pm_fence_publish_at(const struct amber_pm_site *site, enum amber_pm_cat cat);
+void amber_pm_fence_wait(uint64_t ticket);
+int amber_pm_fence_durable(uint64_t ticket);
+int amber_pm_tickets(void);
 /* flush + fence (two sites). */
 #define amber_pm_persist(addr, len, cat)                                                                      \
   do {                                                                                                        \

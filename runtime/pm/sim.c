@@ -198,6 +198,16 @@ static void make_durable(struct sim_line *l, uint64_t upto) {
     amber_fatal("cannot write the simulator's durable image %s; check the disk", amber_opt.sim_durable);
 }
 
+/* AMBER_SIM_WRITEBACK: does the flush of line idx up to store seq reach the
+ * medium before its sync?  A seeded hash, so a run repeats. */
+static int early_writeback(uint64_t idx, uint64_t seq) {
+  uint64_t x = idx * 0x9E3779B97F4A7C15ull ^ seq * 0xD1B54A32D192ED03ull ^ (amber_opt.sim_seed + 1) * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  return x % 100 < amber_opt.sim_writeback;
+}
+
 /* ---- events and crash points ---- */
 
 static int selected(uint64_t n) {
@@ -311,6 +321,8 @@ void amber_sim_flush(const void *addr, size_t len) {
         /* AMBER_SIM_MSYNC: made durable by the group commit's sync step
          * (msync_sync); t->f is then what amber_sim_fence_done checks. */
         if (amber_opt.sim_msync) amber_msync_record(idx, idx + 1, newest);
+        /* AMBER_SIM_WRITEBACK: the page cache wrote this line back early. */
+        if (amber_opt.sim_msync && amber_opt.sim_writeback && early_writeback(idx, newest)) make_durable(l, newest);
         if (t->n == t->cap) {
           t->cap = t->cap ? t->cap * 2 : 64;
           t->f = xrealloc(t->f, t->cap * sizeof *t->f);
@@ -445,6 +457,11 @@ void amber_sim_init(void) {
   if (amber_opt.sim_walk && amber_opt.crash_at)
     amber_fatal("AMBER_SIM_WALK=1 and AMBER_CRASH_AT=%llu both choose crash points; set only one",
                 (unsigned long long)amber_opt.crash_at);
+  if (amber_opt.sim_writeback > 100)
+    amber_fatal("AMBER_SIM_WRITEBACK=%llu is not a percentage; use 0 to 100 (the share of flushed lines written back before "
+                "their sync)", (unsigned long long)amber_opt.sim_writeback);
+  if (amber_opt.sim_writeback && !amber_opt.sim_msync)
+    amber_fatal("AMBER_SIM_WRITEBACK models the msync backend's page cache; set AMBER_SIM_MSYNC=1 with it, or unset it");
   if (amber_opt.sim_msync && amber_opt.sim_eadr)
     amber_fatal("AMBER_SIM_MSYNC=1 and AMBER_SIM_EADR=1 model two different media (a file synced by msync, durable "
                 "caches); set only one");

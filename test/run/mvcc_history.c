@@ -17,6 +17,14 @@
 // returned just before it began.
 // RUN: env AMBER_ENGINE=mvcc AMBER_ORDO_BOUNDARY=20000 %run %t 2 > %t.wide
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.wide | FileCheck %s
+// The msync backend (the heap here is on the build's disk): commits release
+// their locks before their records are durable (early lock release,
+// docs/engines/mvcc.md), and the durability wait comes before the real-time
+// wait; both orders still hold, with the wide boundary too.
+// RUN: env AMBER_ENGINE=mvcc AMBER_PM=msync %run %t 2 > %t.msync
+// RUN: %python %S/Inputs/history_check.py --realtime < %t.msync | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_PM=msync AMBER_ORDO_BOUNDARY=20000 %run %t 3 > %t.msync-wide
+// RUN: %python %S/Inputs/history_check.py --realtime < %t.msync-wide | FileCheck %s
 // RUN: env AMBER_ENGINE=mvcc %run %t 3 > %t.lin
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.lin | FileCheck %s
 // RUN: env AMBER_ENGINE=mvcc %run %t 0 > %t.mix

@@ -9,12 +9,19 @@
 //             share exactly one sync.
 //   detach:   ranges recorded before a detach are never synced after it, and
 //             a fence without ranges syncs nothing.
+//   tickets:  publish hands a thread's ranges over and returns a ticket (0
+//             without ranges); another thread that waits for the ticket
+//             leads the sync itself, after which the ticket is durable and
+//             its owner's wait syncs nothing more; a larger ticket's wait
+//             makes a smaller one durable; a detach completes a ticket
+//             nobody waited for.
 //   coalesce: the real backend's planning merges touching ranges and ranges
 //             a few pages apart in one mapping, never across mappings.
 // RUN: %unit_cc %s -o %t %unit_libs
 // RUN: %t order
 // RUN: %t group
 // RUN: %t detach
+// RUN: %t tickets
 // RUN: %t coalesce
 #include <pthread.h>
 #include <sched.h>
@@ -183,6 +190,48 @@ static void detach(void) {
   printf("detach: ok\n");
 }
 
+/* ---- tickets ---- */
+
+static uint64_t ticket_a;
+static void *ticket_waiter(void *arg) {
+  (void)arg;
+  amber_msync_wait(ticket_a); /* records nothing itself: leads the owner's sync */
+  return NULL;
+}
+
+static void tickets(void) {
+  amber_msync_attach_fn(count_sync);
+  CHECK(amber_msync_publish() == 0); /* nothing recorded */
+  amber_msync_wait(0);
+  CHECK(nsyncs == 0);
+  amber_msync_record(0, 2, 1);
+  ticket_a = amber_msync_publish();
+  CHECK(ticket_a != 0 && !amber_msync_durable(ticket_a) && nsyncs == 0);
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, ticket_waiter, NULL) == 0);
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(nsyncs == 1 && sync_ranges[1] == 1 && amber_msync_durable(ticket_a));
+  amber_msync_wait(ticket_a); /* durable already: no sync */
+  CHECK(nsyncs == 1);
+  /* Two tickets: waiting for the later one makes the earlier durable. */
+  amber_msync_record(4, 6, 2);
+  uint64_t k1 = amber_msync_publish();
+  amber_msync_record(8, 10, 3);
+  uint64_t k2 = amber_msync_publish();
+  CHECK(k1 && k2 >= k1);
+  amber_msync_wait(k2);
+  CHECK(amber_msync_durable(k1) && nsyncs == 2 && sync_ranges[2] == 2);
+  /* A ticket nobody waits for is completed by the heap's detach. */
+  amber_msync_record(12, 14, 4);
+  uint64_t k3 = amber_msync_publish();
+  CHECK(!amber_msync_durable(k3));
+  amber_msync_detach(-1);
+  CHECK(amber_msync_durable(k3) && nsyncs == 3);
+  amber_msync_wait(k3);
+  CHECK(nsyncs == 3);
+  printf("tickets: ok\n");
+}
+
 /* ---- coalesce ---- */
 
 static void coalesce(void) {
@@ -212,6 +261,7 @@ int main(int argc, char **argv) {
   if (!strcmp(s, "order")) order();
   else if (!strcmp(s, "group")) group();
   else if (!strcmp(s, "detach")) detach();
+  else if (!strcmp(s, "tickets")) tickets();
   else if (!strcmp(s, "coalesce")) coalesce();
   else {
     fprintf(stderr, "usage: msync_group order|group|detach|coalesce\n");

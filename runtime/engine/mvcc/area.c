@@ -191,6 +191,7 @@ static void mv_recover(struct amber_heap *h) {
   amber_op_scan(); /* the regions operational records name */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  mv.dropped = 0;
   mv.replayed = h->status->clean == AMBER_CLEAN ? 0 : mv_recover_logs();
   clock_gettime(CLOCK_MONOTONIC, &t1);
   mv.recovery_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -201,6 +202,8 @@ static void mv_open(struct amber_heap *h) {
   attach(h);
   mv.tlog_bytes = amber_opt.mvcc_tlog;
   mv.eager = amber_opt.mvcc_eager;
+  mv.elr = amber_opt.mvcc_elr && amber_pm_tickets();
+  mv.elr_commits = mv.elr_conditional = mv.elr_waits = 0;
   const char *iso = amber_opt.isolation;
   if (!strcmp(iso, "ser") || !iso[0]) mv.default_mode = MV_SER;
   else if (!strcmp(iso, "si")) mv.default_mode = MV_SI;
@@ -353,12 +356,20 @@ static void mv_stats(FILE *f, int json) {
             (unsigned long long)mv.large_txns, (unsigned long long)spilled, (unsigned long long)segments);
     fprintf(f, ", \"ordinary_conflicts\": %llu, \"ordinary_words_written\": %llu, \"ordinary_quiesce_waits\": %llu",
             (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
+    fprintf(f, ", \"early_lock_release\": %d, \"elr_commits\": %llu, \"elr_conditional_commits\": %llu, \"elr_dependency_waits\": %llu, "
+               "\"unacknowledged_dropped\": %llu",
+            mv.elr, (unsigned long long)mv.elr_commits, (unsigned long long)mv.elr_conditional, (unsigned long long)mv.elr_waits,
+            (unsigned long long)mv.dropped);
     return;
   }
   fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu (recovery %.3f s)\n",
           (unsigned long long)olog, per_upd, (unsigned long long)ops, (unsigned long long)recycled, (unsigned long long)mv.replayed,
           mv.recovery_seconds);
   fprintf(f, "  olog live          %llu bytes in the rings now\n", (unsigned long long)olive);
+  if (mv.elr || mv.dropped)
+    fprintf(f, "  early lock release %s; commits %llu (%llu conditional); dependency waits %llu; unacknowledged records dropped at open %llu\n",
+            mv.elr ? "on" : "off", (unsigned long long)mv.elr_commits, (unsigned long long)mv.elr_conditional,
+            (unsigned long long)mv.elr_waits, (unsigned long long)mv.dropped);
   fprintf(f, "  clog               checkpoint rounds %llu; entries %llu (%llu live now, %llu bytes each); written back to the master %llu; "
              "invariant checks %llu\n",
           (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)live, (unsigned long long)mv.clog_entry,

@@ -76,6 +76,9 @@ enum { MV_IDLE = 0, MV_ACTIVE = 1, MV_COMMITTING = 2, MV_DOOMED = 3 };
 #define MV_INACTIVE 0ull
 #define MV_STARTING (~0ull) /* between "in a transaction" and "local-ts known": blocks reclamation */
 
+/* Conditional dependencies an OLog record holds (early lock release). */
+#define MV_CDEPS 4
+
 enum mv_mode { MV_SI = 1, MV_SER = 2, MV_LIN = 3, MV_LATEST = 4 /* PERSISTENT regions, reads outside regions */ };
 
 struct mv_thread {
@@ -89,6 +92,11 @@ struct mv_thread {
   int persistent;               /* the running transaction is an AMBER_PERSISTENT region */
   uint32_t parked;              /* waiting inside its transaction, at a quiescent state (park.c) */
   struct mv_thread *next;       /* registry (append-only) */
+  /* Early lock release (docs/engines/mvcc.md, "Early lock release"): the
+   * commit ts of this thread's transaction whose record is not yet durable
+   * (0: none; at most one at a time), and its sync ticket.  Set (ticket
+   * first) before its copies are linked, cleared once durable. */
+  uint64_t pend_cts, pend_ticket;
 
   /* Private to the owning thread. */
   _Alignas(64) char *ring;      /* TLog: nslots slots of slot_size bytes */
@@ -102,6 +110,15 @@ struct mv_thread {
    * "Cross-ring dependencies"); dep 0: none. */
   uint64_t dep;
   uint32_t dep_ring;
+  /* Its conditional dependencies: versions it read or overwrote whose
+   * records were not durable then (another thread's pend_cts), at most one
+   * per ring; more than MV_CDEPS: cdep_over, and the commit waits for cwait
+   * before writing its record.  cwait: the largest ticket among them. */
+  uint64_t cdep[MV_CDEPS];
+  uint16_t cdep_ring[MV_CDEPS];
+  unsigned ncdep;
+  int cdep_over;
+  uint64_t cwait;
   int mode;                     /* enum mv_mode */
   int in_tx;
   uint64_t *rs;                 /* read set (block indexes), SER and LIN */
@@ -182,6 +199,9 @@ struct mv_global {
   uint32_t max_threads;
   uint32_t next_ring;  /* rings handed out (atomic) */
   uint64_t replayed;   /* records recovery applied at this open */
+  uint64_t dropped;    /* records recovery dropped at this open: a conditional dependency was missing (never acknowledged) */
+  int elr;             /* early lock release: the backend defers fences (amber_pm_tickets) */
+  uint64_t elr_commits, elr_conditional, elr_waits; /* statistics (atomic, relaxed) */
   double recovery_seconds; /* how long that recovery took */
   /* The CLog and checkpoint rounds (clog.c). */
   uint64_t clog_off;   /* the CLog slot in the engine area */
@@ -199,7 +219,7 @@ extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 7u
+#define MV_AREA_VERSION 8u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -251,13 +271,19 @@ struct mv_rec {
   uint64_t seq;         /* the ring's record number */
   uint64_t cts, local;  /* commit and local timestamps */
   uint64_t dep;         /* the largest cts of another ring's version it read or overwrote (0: none) */
+  /* Conditional dependencies (early lock release): commit ts and ring of
+   * versions of other rings whose records were not yet durable when this
+   * transaction read or overwrote them (cdep 0: unused).  Recovery drops
+   * this record when one of them is missing (docs/engines/mvcc.md). */
+  uint64_t cdep[MV_CDEPS];
+  uint16_t cdep_ring[MV_CDEPS];
   uint32_t nranges;     /* MV_REC_VALUES: ranges that follow */
   uint16_t kind;        /* MV_REC_VALUES or MV_REC_OP */
   uint16_t dep_ring;    /* the ring of that version's record (at most 4096 rings) */
   uint32_t reserved;    /* MV_REC_OP: bytes of the input stream */
   uint32_t crc;         /* crc32c of the record with this field left out */
 };
-_Static_assert(sizeof(struct mv_rec) == 56, "an OLog record's header is 56 bytes (docs/format.md)");
+_Static_assert(sizeof(struct mv_rec) == 96, "an OLog record's header is 96 bytes (docs/format.md)");
 /* An MV_REC_OP record's body: the region's op id (u64), then its input
  * stream (runtime/tx/op.h), padded to 8. */
 static inline uint64_t mv_op_rec_size(size_t inputs) { return sizeof(struct mv_rec) + 8 + ((inputs + 7u) & ~(uint64_t)7u); }
@@ -324,7 +350,7 @@ const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq);
 uint64_t mv_rec_size(struct mv_thread *m);
 /* 1: room for an n-byte record now; 0: not yet (retry later); -1: never. */
 int mv_olog_reserve(struct mv_thread *m, uint64_t n);
-void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin);
+uint64_t mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin, int defer);
 void mv_writer_note(uint32_t ring, uint64_t identity, uint64_t boundary, const char *path);
 /* The ring's writer note, or NULL when it has none (or a torn one). */
 const struct mv_writer *mv_writer_read(uint32_t ring);
@@ -400,6 +426,7 @@ uint64_t mv_checks_run(void);
 struct mv_found {
   const struct mv_rec *r;
   uint32_t ring;
+  int dropped; /* a conditional dependency is missing: never acknowledged (mv_logs_scan) */
 };
 struct mv_ckpt_found {
   uint64_t blk, cts, seq;
@@ -416,6 +443,10 @@ struct mv_logs {
   uint32_t ring_c_ring;
   int detect, report;
   int damaged;               /* problems found (detect) */
+  /* Records dropped: a conditional dependency is missing, so the commit
+   * was never acknowledged (scan.c; not in rec). */
+  struct mv_found *drop;
+  size_t ndropped, capdrop;
 };
 /* detect: also look for damage (a ring scan per broken ring); report:
  * print each problem as an amber: error:. */

@@ -244,9 +244,11 @@ static void op_body(struct mv_rec *r, uint64_t op_id, const char *in, uint32_t n
 }
 
 /* Appends the running transaction's record (values, or with `in` an
- * operational one) and makes it durable with one fence.  The caller
- * reserved the room. */
-void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin) {
+ * operational one) and makes it durable with one fence; with `defer`, the
+ * fence's second half is the caller's: returns its ticket
+ * (amber_pm_fence_wait; 0: durable already).  The caller reserved the
+ * room. */
+uint64_t mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin, int defer) {
   uint64_t off = m->ohead % mv.olog_bytes;
   if (mv.olog_bytes - off < n) { /* pad to the ring's end */
     uint64_t rest = mv.olog_bytes - off;
@@ -270,6 +272,10 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_i
   r->local = m->local;
   r->dep = m->dep;
   r->dep_ring = (uint16_t)m->dep_ring;
+  for (unsigned i = 0; i < MV_CDEPS; i++) {
+    r->cdep[i] = i < m->ncdep ? m->cdep[i] : 0;
+    r->cdep_ring[i] = i < m->ncdep ? m->cdep_ring[i] : 0;
+  }
   r->nranges = 0;
   r->reserved = 0;
   if (in) op_body(r, op_id, in, nin);
@@ -277,12 +283,15 @@ void mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_i
   uint64_t seq = m->oseq_head++;
   put(m, r, seq);
   m->ohead += n;
-  amber_pm_fence(AMBER_PM_LOG);
+  uint64_t ticket = 0;
+  if (defer) ticket = amber_pm_fence_publish(AMBER_PM_LOG);
+  else amber_pm_fence(AMBER_PM_LOG);
   struct mv_oq *q = &m->oq[m->oq_head++ % mv_oq_n()];
   q->olog_end = m->ohead;
   q->seq = seq;
   q->cts = cts;
   if (in) m->op_records++;
+  return ticket;
 }
 
 /* ---- the writer note ---------------------------------------------------

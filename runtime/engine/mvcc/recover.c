@@ -266,6 +266,27 @@ uint64_t mv_recover_logs(void) {
   mv.heap->pending_ckpts = 0;
   for (size_t k = 0; k < L.nck; k++) mv.heap->pending_ckpts += entry_is_state_at_c(&L, k);
   int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
+  /* Records never acknowledged (a conditional dependency is missing,
+   * scan.c) are erased first, durably: once c moves past their
+   * dependencies' timestamps, a later recovery could no longer tell them
+   * from acknowledged ones.  Erased, they look like a ring's unwritten end
+   * (each is its ring's last record: its thread waited for it before
+   * writing another).  A crash here leaves some erased and the rest still
+   * dropped. */
+  mv.dropped = L.ndropped;
+  if (L.ndropped) {
+    mv.heap->recovery_work = 1;
+    for (size_t k = 0; k < L.ndropped; k++) {
+      struct mv_rec *r = (struct mv_rec *)L.drop[k].r;
+      memset(r, 0, sizeof *r);
+      amber_pm_wrote(r, sizeof *r);
+      amber_pm_flush(r, sizeof *r, AMBER_PM_LOG);
+    }
+    amber_pm_fence(AMBER_PM_LOG);
+    amber_info("heap %s: recovery dropped %zu OLog records of commits never acknowledged (a commit they read from was "
+               "not durable at the crash)",
+               mv.heap->path, L.ndropped);
+  }
   clog_to_master(&L);
   if (elsewhere) { /* the records stay for the program */
     mv_logs_free(&L);

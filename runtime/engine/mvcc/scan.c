@@ -97,7 +97,7 @@ static void scan_ring(struct mv_logs *L, uint32_t i, size_t *cap) {
     if (!r) break;
     if (r->magic == MV_REC_MAGIC) {
       grow((void **)&L->rec, cap, L->nrec, sizeof *L->rec, "OLog records");
-      L->rec[L->nrec++] = (struct mv_found){r, i};
+      L->rec[L->nrec++] = (struct mv_found){r, i, 0};
     }
     pos += r->len;
     seq++;
@@ -304,6 +304,58 @@ static void check_dependencies(struct mv_logs *L) {
   free(miss);
 }
 
+/* Early lock release (docs/engines/mvcc.md): a record that lists a
+ * conditional dependency (a commit of another ring whose record was not yet
+ * durable when this transaction read or overwrote its version) was
+ * acknowledged only once that dependency was durable too.  So when no live
+ * record of the dependency's ring has its commit ts (and it is not below
+ * c, in the master), neither was acknowledged: the record is dropped, and
+ * so is every record that depends on a dropped one.  Dependencies commit
+ * before their dependents, so one pass in commit-ts order settles each
+ * record after its dependencies.  Dropped records leave L->rec for
+ * L->drop (recovery erases them before it writes anything else). */
+static long find_record(const struct mv_logs *L, uint64_t cts, uint32_t ring) {
+  size_t lo = 0, hi = L->nrec;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const struct mv_found *f = &L->rec[mid];
+    if (f->r->cts < cts || (f->r->cts == cts && f->ring < ring)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < L->nrec && L->rec[lo].r->cts == cts && L->rec[lo].ring == ring ? (long)lo : -1;
+}
+
+static void drop_unacknowledged(struct mv_logs *L) {
+  for (size_t k = 0; k < L->nrec; k++) {
+    const struct mv_rec *r = L->rec[k].r;
+    L->rec[k].dropped = 0;
+    if (r->magic != MV_REC_MAGIC || r->cts < L->c) continue;
+    for (unsigned i = 0; i < MV_CDEPS; i++) {
+      uint64_t d = r->cdep[i];
+      if (!d || d < L->c) continue; /* none, or in the master and the CLog */
+      long j = r->cdep_ring[i] < mv.max_threads ? find_record(L, d, r->cdep_ring[i]) : -1;
+      if (j < 0 || L->rec[j].dropped) {
+        L->rec[k].dropped = 1;
+        break;
+      }
+    }
+  }
+  size_t out = 0;
+  for (size_t k = 0; k < L->nrec; k++) {
+    if (!L->rec[k].dropped) {
+      L->rec[out++] = L->rec[k];
+      continue;
+    }
+    if (L->ndropped == L->capdrop) {
+      L->capdrop = L->capdrop ? L->capdrop * 2 : 16;
+      L->drop = realloc(L->drop, L->capdrop * sizeof *L->drop);
+      if (!L->drop) amber_fatal("mvcc recovery: out of memory for dropped records");
+    }
+    L->drop[L->ndropped++] = L->rec[k];
+  }
+  L->nrec = out;
+}
+
 void mv_logs_scan(struct mv_logs *L, int detect, int report) {
   memset(L, 0, sizeof *L);
   L->detect = detect;
@@ -315,6 +367,7 @@ void mv_logs_scan(struct mv_logs *L, int detect, int report) {
   for (uint32_t i = 0; i < mv.max_threads; i++) scan_ring(L, i, &cap);
   if (L->nrec > 1) qsort(L->rec, L->nrec, sizeof *L->rec, by_cts);
   scan_clog(L);
+  drop_unacknowledged(L);
   if (detect) {
     check_record_blocks(L);
     check_dependencies(L);
@@ -324,6 +377,7 @@ void mv_logs_scan(struct mv_logs *L, int detect, int report) {
 
 void mv_logs_free(struct mv_logs *L) {
   free(L->rec);
+  free(L->drop);
   free(L->ck);
   free(L->end_pos);
   free(L->end_seq);

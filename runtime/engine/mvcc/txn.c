@@ -130,6 +130,9 @@ void mv_begin(struct amber_thread *t) {
   m->nrs = 0;
   m->maxseen = 0;
   m->dep = 0;
+  m->ncdep = 0;
+  m->cdep_over = 0;
+  m->cwait = 0;
 }
 
 static void end_tx(struct mv_thread *m) {
@@ -150,10 +153,52 @@ static inline void check_doomed(struct amber_thread *t, struct mv_thread *m) {
  * record's loss from a crash (docs/engines/mvcc.md, "Cross-ring
  * dependencies").  Own versions need nothing: the ring's own sequence
  * shows a lost earlier record of it. */
+/* Early lock release: v's record may not be durable yet (its owner's
+ * pend_cts is v's cts and its ticket has not completed).  The transaction
+ * then depends on it conditionally: its record lists v (at most one entry
+ * per ring: a ring has one undurable record at a time), and it returns to
+ * the program only once v is durable (cwait).  The owner sets pend_ticket
+ * before pend_cts and links v after both, so a reader that finds v's cts
+ * there reads v's ticket or a later one of the same owner (a larger wait,
+ * never a smaller). */
+static void note_cdep(struct mv_thread *m, const struct mv_copy *v) {
+  struct mv_thread *o = v->owner;
+  if (__atomic_load_n(&o->pend_cts, __ATOMIC_ACQUIRE) != v->cts) return;
+  uint64_t k = __atomic_load_n(&o->pend_ticket, __ATOMIC_ACQUIRE);
+  if (amber_pm_fence_durable(k)) return;
+  if (k > m->cwait) m->cwait = k;
+  for (unsigned i = 0; i < m->ncdep; i++)
+    if (m->cdep_ring[i] == v->ring) {
+      if (v->cts > m->cdep[i]) m->cdep[i] = v->cts;
+      return;
+    }
+  if (m->ncdep == MV_CDEPS) {
+    m->cdep_over = 1;
+    return;
+  }
+  m->cdep[m->ncdep] = v->cts;
+  m->cdep_ring[m->ncdep++] = (uint16_t)v->ring;
+}
+
 static inline void note_dep(struct mv_thread *m, const struct mv_copy *v) {
-  if (v->owner != m && v->cts > m->dep) {
+  if (v->owner == m) return;
+  if (v->cts > m->dep) {
     m->dep = v->cts;
     m->dep_ring = v->ring;
+  }
+  if (__builtin_expect(mv.elr, 0)) note_cdep(m, v);
+}
+
+/* Before a transaction that read or overwrote a version whose record was
+ * not durable returns to the program (or commits without listing it):
+ * wait until it is. */
+static inline void wait_cdeps(struct mv_thread *m) {
+  if (__builtin_expect(m->cwait != 0, 0)) {
+    __atomic_add_fetch(&mv.elr_waits, 1, __ATOMIC_RELAXED);
+    amber_pm_fence_wait(m->cwait);
+    m->cwait = 0;
+    m->ncdep = 0;
+    m->cdep_over = 0;
   }
 }
 
@@ -225,6 +270,7 @@ static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n
   }
   publish_end(m);
   m->mode = mode;
+  wait_cdeps(m); /* the program sees only durable commits */
   wait_return(m->maxseen); /* a region that begins after this read sees what it read */
   m->maxseen = seen;
 }
@@ -465,6 +511,7 @@ static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
   uint64_t w = to_committing(t, m);
   uint64_t cts = amber_ordo_new_time(m->local > m->maxseen ? m->local : m->maxseen);
   validate_reads(t, m, cts);
+  wait_cdeps(m); /* its ordinary words may hold what it read: released once that is durable */
   mv_vrelease(m, cts);
   __atomic_store_n(&m->cell, ((w >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_SEQ_CST);
   end_tx(m);
@@ -484,6 +531,7 @@ void mv_commit(struct amber_thread *t) {
     return;
   }
   if (m->head == m->txstart && !m->nvw) { /* read-only: nothing shared was written */
+    wait_cdeps(m);
     end_tx(m);
     m->retries = 0;
     wait_return(m->maxseen);
@@ -525,6 +573,15 @@ void mv_commit(struct amber_thread *t) {
     if (!m->persistent) mv_restart(t, m, AMBER_ABORT_CAPACITY, 1);
     mv_wait_parked(m); /* AMBER_PERSISTENT regions never abort: wait for readers to move on (park.c) */
   }
+  /* Early lock release (docs/engines/mvcc.md): the record's durability is
+   * waited for after the locks are released, and the record lists what it
+   * read that was not durable yet.  Not for a transaction that wrote
+   * ordinary memory: what it wrote there is visible at once and
+   * survives nothing, so it keeps its locks until durable, and waits for
+   * what it read first.  More conditional dependencies than a record holds:
+   * wait for them before committing. */
+  int defer = mv.elr && !m->nvw;
+  if (m->cdep_over || (m->nvw && m->cwait)) wait_cdeps(m);
   uint64_t w = to_committing(t, m);
   uint64_t mx = m->local > m->maxseen ? m->local : m->maxseen;
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
@@ -534,8 +591,16 @@ void mv_commit(struct amber_thread *t) {
   uint64_t cts = amber_ordo_new_time(mx);
   validate_reads(t, m, cts);
   if (mv.check) pthread_rwlock_rdlock(&mv_check_lock);
-  /* Durable before visible: one record, one fence. */
-  mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn);
+  /* Durable before visible: one record, one fence.  With early lock
+   * release, visible before durable: the fence's second half comes after
+   * the unlock, and the region returns only after it. */
+  uint64_t ticket = mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn, defer);
+  if (ticket) {
+    __atomic_store_n(&m->pend_ticket, ticket, __ATOMIC_RELAXED);
+    __atomic_store_n(&m->pend_cts, cts, __ATOMIC_RELEASE); /* before any copy is linked */
+    __atomic_add_fetch(&mv.elr_commits, 1, __ATOMIC_RELAXED);
+    if (m->ncdep) __atomic_add_fetch(&mv.elr_conditional, 1, __ATOMIC_RELAXED);
+  }
   /* Link every copy with its final cts, then leave COMMITTING: a reader that
    * met one of our locks while COMMITTING waited, and now sees all of them. */
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
@@ -556,6 +621,15 @@ void mv_commit(struct amber_thread *t) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   for (uint64_t pos = m->txstart; pos < m->head; pos++) mv_dirty(mv_slot(m, pos)->ctl);
   if (mv.check) pthread_rwlock_unlock(&mv_check_lock);
+  /* Durable before the reclamation horizon moves past local-ts (no
+   * checkpoint round takes an undurable version) and before the region
+   * returns (no acknowledged commit is lost).  This thread leads the sync
+   * itself when none runs (msync.c). */
+  if (ticket) {
+    amber_pm_fence_wait(ticket);
+    __atomic_store_n(&m->pend_cts, 0, __ATOMIC_RELEASE);
+  }
+  m->cwait = 0; /* the ticket is at least every dependency's */
   end_tx(m);
   m->retries = 0;
   if (vw) mv_vquiesce(m, cts);
@@ -582,7 +656,10 @@ void mv_abort(struct amber_thread *t) {
   mv_vabort(m);
   end_tx(m);
   /* A cancelled region returns to the program, which may act on what it read. */
-  if (t->undoing == AMBER_ABORT_CANCEL) wait_return(m->maxseen);
+  if (t->undoing == AMBER_ABORT_CANCEL) {
+    wait_cdeps(m);
+    wait_return(m->maxseen);
+  }
   if (m->backoff) {
     m->backoff = 0;
     mv_backoff(m);

@@ -57,12 +57,12 @@ ap.add_argument("--timeout", type=int, default=60)
 ap.add_argument("--only", default="record,clog,ringhdr,cloghdr")
 ap.add_argument("--by-threads", action="store_true", help="one row per class, mode and thread count")
 ap.add_argument("--old-layout", action="store_true", help="the heap layout before issue [1/7] part 4 (= --layout 5)")
-ap.add_argument("--layout", type=int, default=9, help="the builds' heap layout version, 5 to 9 (to reproduce on an older build)")
+ap.add_argument("--layout", type=int, default=10, help="the builds' heap layout version, 5 to 10 (to reproduce on an older build)")
 ap.add_argument("program")
 o = ap.parse_args()
 only = set(o.only.split(","))
 mvheap.LAYOUT = 5 if o.old_layout else o.layout
-REC_HDR = (mvheap.REC if mvheap.LAYOUT >= 7 else mvheap.REC6).size  # a record's header: its body follows
+REC_HDR = mvheap.rec_struct().size  # a record's header: its body follows
 
 work = os.path.abspath(o.work)
 if os.path.exists(work):

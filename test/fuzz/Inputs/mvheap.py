@@ -7,7 +7,9 @@ HDR = struct.Struct("<8sIIQ16sQQQQQQQII")
 AREA = struct.Struct("<8sIIIIQQQQQQII")
 RING_HDR = struct.Struct("<QQQQII")   # magic tail seq c pad crc
 CLOG_HDR = struct.Struct("<QQQQQII")  # magic gen c tail head pad crc
-# magic len seq cts local dep nranges kind dep_ring inputs crc (layout 7)
+# magic len seq cts local dep cdep*4 cdep_ring*4 nranges kind dep_ring inputs crc (layout 10)
+REC10 = struct.Struct("<IIQQQQ4Q4HIHHII")
+# magic len seq cts local dep nranges kind dep_ring inputs crc (layouts 7 to 9)
 REC = struct.Struct("<IIQQQQIHHII")
 # magic len seq cts local nranges kind pad inputs crc (layouts 5 and 6)
 REC6 = struct.Struct("<IIQQQIHHII")
@@ -17,8 +19,13 @@ REC_MAGIC, PAD_MAGIC, CKPT_MAGIC = 0x31474C4F, 0x44415050, 0x31504B43
 PAGE = 4096
 # The heap layout version (docs/format.md), for reproducing the damage on
 # an older build: set by the caller.  5: before the ring headers' c and the
-# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs).
-LAYOUT = 9
+# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs); 9: before the records' conditional dependencies (cdep, cdep_ring: the 56-byte header).
+LAYOUT = 10
+
+
+def rec_struct():
+    """The OLog record header of LAYOUT."""
+    return REC10 if LAYOUT >= 10 else REC if LAYOUT >= 7 else REC6
 
 
 def crc32c(data, crc=0):
@@ -73,13 +80,15 @@ class Heap:
         out = []
         while True:
             off = pos % self.olog
-            rec = REC if LAYOUT >= 7 else REC6
+            rec = rec_struct()
             if self.olog - off < rec.size:
                 pos += self.olog - off
                 off = 0
             f = rec.unpack_from(self.b, ring + off)
             if rec is REC6:  # no dep, dep_ring
                 f = f[:5] + (0,) + f[5:7] + (0,) + f[8:]
+            if rec is REC10:  # leave out cdep, cdep_ring
+                f = f[:6] + f[14:]
             magic, ln, s = f[0], f[1], f[2]
             if magic not in (REC_MAGIC, PAD_MAGIC) or s != seq or ln < rec.size or ln % 8 or ln > self.olog - off:
                 break
