@@ -1,6 +1,7 @@
 /* The cost of irrevocable regions: each region sorts a small stack array
- * with libc's qsort (code amber cannot instrument) and stores the result in
- * the heap, while --threads T - 1 other threads run ordinary update regions
+ * (qsort, which runs in the region's transaction), formats its number with
+ * libc's snprintf (code amber cannot instrument: the region becomes
+ * irrevocable) and stores both in the heap, while --threads T - 1 other threads run ordinary update regions
  * on their own counters.  Prints one JSON line: irrevocable regions per
  * second and microseconds each, the other threads' commits.  --verify
  * checks every stored value and counter.
@@ -15,7 +16,7 @@
 #define SLOTS 64
 #define MAXT 64
 
-struct root { long sorted[SLOTS][4]; long count[MAXT]; long done; };
+struct root { long sorted[SLOTS][4]; long count[MAXT]; long done, digits; };
 static struct root *r;
 static volatile int stop;
 
@@ -63,9 +64,12 @@ int main(int argc, char **argv) {
   for (long i = 0; i < regions; i++) {
     AMBER_ATOMIC {
       long v[4] = {i + 3, i, i + 2, i + 1};
-      qsort(v, 4, sizeof *v, cmp_long); /* irrevocable */
+      char digits[24];
+      qsort(v, 4, sizeof *v, cmp_long);
+      int len = snprintf(digits, sizeof digits, "%ld", i); /* irrevocable */
       memcpy(r->sorted[i % SLOTS], v, sizeof v);
       r->done = i + 1;
+      r->digits = len;
     }
   }
   double secs = now() - t0;
@@ -88,6 +92,7 @@ int main(int argc, char **argv) {
     }
     for (long t = 1; t < threads; t++) bad += r->count[t] != counted[t];
     bad += r->done != regions;
+    bad += r->digits != snprintf(NULL, 0, "%ld", regions - 1);
     printf("verify: bad %ld: %s\n", bad, bad ? "FAILED" : "ok");
     return bad != 0;
   }

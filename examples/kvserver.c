@@ -644,23 +644,22 @@ static size_t region_write(enum cmd id, int argc, char **argv, size_t *len, long
   return produced;
 }
 
+/* A read command's reply, from the start (a re-run starts it again). */
+static size_t read_reply(enum cmd id, int argc, char **argv, size_t *len, struct reply *r) {
+  r->n = 0;
+  run_data(id, argc, argv, len, 0, 0, r);
+  return r->n;
+}
+
 static size_t region_read(enum cmd id, int argc, char **argv, size_t *len, struct reply *r) {
   size_t produced = 0;
-  AMBER_ATOMIC {
-    r->n = 0;
-    run_data(id, argc, argv, len, 0, 0, r);
-    produced = r->n;
-  }
+  AMBER_ATOMIC { produced = read_reply(id, argc, argv, len, r); }
   return produced;
 }
 
 static size_t region_read_big(enum cmd id, int argc, char **argv, size_t *len, struct reply *r) {
   size_t produced = 0;
-  AMBER_ATOMIC {
-    r->n = 0;
-    run_data(id, argc, argv, len, 0, 0, r);
-    produced = r->n;
-  }
+  AMBER_ATOMIC { produced = read_reply(id, argc, argv, len, r); }
   return produced;
 }
 

@@ -237,9 +237,9 @@ static void check_record_blocks(struct mv_logs *L) {
   }
 }
 
-/* Is there an intact record of ring `ring` with commit ts `cts`?  L->rec
- * is sorted by (cts, ring, seq). */
-static int have_record(const struct mv_logs *L, uint64_t cts, uint32_t ring) {
+/* The index in L->rec of the intact record of ring `ring` with commit ts
+ * `cts`, or -1.  L->rec is sorted by (cts, ring, seq). */
+static long find_record(const struct mv_logs *L, uint64_t cts, uint32_t ring) {
   size_t lo = 0, hi = L->nrec;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -247,8 +247,10 @@ static int have_record(const struct mv_logs *L, uint64_t cts, uint32_t ring) {
     if (f->r->cts < cts || (f->r->cts == cts && f->ring < ring)) lo = mid + 1;
     else hi = mid;
   }
-  return lo < L->nrec && L->rec[lo].r->cts == cts && L->rec[lo].ring == ring;
+  return lo < L->nrec && L->rec[lo].r->cts == cts && L->rec[lo].ring == ring ? (long)lo : -1;
 }
+
+static int have_record(const struct mv_logs *L, uint64_t cts, uint32_t ring) { return find_record(L, cts, ring) >= 0; }
 
 static int by_dep(const void *a, const void *b) {
   const struct mv_found *x = *(const struct mv_found *const *)a, *y = *(const struct mv_found *const *)b;
@@ -314,16 +316,6 @@ static void check_dependencies(struct mv_logs *L) {
  * before their dependents, so one pass in commit-ts order settles each
  * record after its dependencies.  Dropped records leave L->rec for
  * L->drop (recovery erases them before it writes anything else). */
-static long find_record(const struct mv_logs *L, uint64_t cts, uint32_t ring) {
-  size_t lo = 0, hi = L->nrec;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const struct mv_found *f = &L->rec[mid];
-    if (f->r->cts < cts || (f->r->cts == cts && f->ring < ring)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < L->nrec && L->rec[lo].r->cts == cts && L->rec[lo].ring == ring ? (long)lo : -1;
-}
 
 static void drop_unacknowledged(struct mv_logs *L) {
   for (size_t k = 0; k < L->nrec; k++) {
