@@ -61,6 +61,17 @@ static int call_clone(const void *a, const void *b, void *c) {
   return x->cmp_r ? x->cmp_r(a, b, x->arg) : x->cmp(a, b);
 }
 
+/* [*lo, returned end) spans the bytes where the sorted copy differs from
+ * the original: only those are written back, so an already sorted array
+ * costs no write. */
+static size_t changed_span(const char *orig, const char *sorted, size_t total, size_t *lo) {
+  size_t l = 0, h = total;
+  while (l < h && orig[l] == sorted[l]) l++;
+  while (h > l && orig[h - 1] == sorted[h - 1]) h--;
+  *lo = l;
+  return h;
+}
+
 /* Private copies up to this size (both of them together) live on the stack. */
 #define STACK_COPY 8192
 
@@ -83,9 +94,7 @@ static void region_sort(const char *fn, void *base, size_t n, size_t size, cmp_f
   __amber_loadn(orig, base, total);
   memcpy(sorted, orig, total);
   REAL(qsort_r)(sorted, n, size, call_clone, &x);
-  size_t lo = 0, hi = total;
-  while (lo < hi && orig[lo] == sorted[lo]) lo++;
-  while (hi > lo && orig[hi - 1] == sorted[hi - 1]) hi--;
+  size_t lo, hi = changed_span(orig, sorted, total, &lo);
   if (lo < hi) __amber_storen((char *)base + lo, sorted + lo, hi - lo);
   if (orig != small) free(orig);
 }
@@ -102,10 +111,7 @@ static void heap_sort(const char *fn, void *base, size_t n, size_t size, cmp_fn 
   memcpy(sorted, orig, total);
   if (cmp_r) REAL(qsort_r)(sorted, n, size, cmp_r, arg);
   else REAL(qsort)(sorted, n, size, cmp);
-  /* Only the bytes that moved are written: a sorted array costs no write. */
-  size_t lo = 0, hi = total;
-  while (lo < hi && orig[lo] == sorted[lo]) lo++;
-  while (hi > lo && orig[hi - 1] == sorted[hi - 1]) hi--;
+  size_t lo, hi = changed_span(orig, sorted, total, &lo);
   if (lo < hi) amber_wrap_write(fn, (char *)base + lo, sorted + lo, hi - lo);
   free(orig);
 }
