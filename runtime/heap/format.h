@@ -7,7 +7,7 @@
 
 #include "ordo/cpu.h" /* struct amber_ordo_fingerprint, part of the ORDO record */
 
-#define AMBER_FORMAT_VERSION 10
+#define AMBER_FORMAT_VERSION 11
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
 #define AMBER_PAGE 4096u

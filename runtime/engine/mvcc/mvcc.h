@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
+#include <string.h>
 
 #include "ordo/ordo.h"
 
@@ -219,7 +220,7 @@ extern struct mv_global mv;
 
 /* Engine area, offset 0 (docs/format.md).  Written once at creation. */
 #define MV_AREA_MAGIC "AMBRMVC" /* 8 bytes with the NUL */
-#define MV_AREA_VERSION 8u
+#define MV_AREA_VERSION 9u
 struct mv_area {
   char magic[8];        /* MV_AREA_MAGIC */
   uint32_t version;     /* MV_AREA_VERSION */
@@ -271,19 +272,41 @@ struct mv_rec {
   uint64_t seq;         /* the ring's record number */
   uint64_t cts, local;  /* commit and local timestamps */
   uint64_t dep;         /* the largest cts of another ring's version it read or overwrote (0: none) */
-  /* Conditional dependencies (early lock release): commit ts and ring of
-   * versions of other rings whose records were not yet durable when this
-   * transaction read or overwrote them (cdep 0: unused).  Recovery drops
-   * this record when one of them is missing (docs/engines/mvcc.md). */
-  uint64_t cdep[MV_CDEPS];
-  uint16_t cdep_ring[MV_CDEPS];
   uint32_t nranges;     /* MV_REC_VALUES: ranges that follow */
-  uint16_t kind;        /* MV_REC_VALUES or MV_REC_OP */
+  uint8_t kind;         /* MV_REC_VALUES or MV_REC_OP */
+  uint8_t ncdep;        /* conditional dependencies in the trailer (0 .. MV_CDEPS) */
   uint16_t dep_ring;    /* the ring of that version's record (at most 4096 rings) */
   uint32_t reserved;    /* MV_REC_OP: bytes of the input stream */
   uint32_t crc;         /* crc32c of the record with this field left out */
 };
-_Static_assert(sizeof(struct mv_rec) == 96, "an OLog record's header is 96 bytes (docs/format.md)");
+_Static_assert(sizeof(struct mv_rec) == 56, "an OLog record's header is 56 bytes (docs/format.md)");
+/* Conditional dependencies (early lock release): commit ts and ring of
+ * versions of other rings whose records were not yet durable when the
+ * transaction read or overwrote them.  Recovery drops the record when one
+ * of them is missing (docs/engines/mvcc.md).  Only a record with some
+ * (ncdep > 0) carries them, as a trailer: its last mv_cdep_bytes(ncdep)
+ * bytes, ncdep u64 commit ts, then ncdep u16 rings, zero-padded to 8. */
+static inline uint64_t mv_cdep_bytes(unsigned n) { return n ? 8u * n + ((2u * n + 7u) & ~7u) : 0; }
+/* The end of the record's body (values or op), where its trailer starts. */
+static inline const char *mv_rec_body_end(const struct mv_rec *r) {
+  return (const char *)r + r->len - mv_cdep_bytes(r->ncdep);
+}
+/* The i-th conditional dependency's commit ts (i < r->ncdep); *ring its ring. */
+static inline uint64_t mv_rec_cdep(const struct mv_rec *r, unsigned i, uint32_t *ring) {
+  const char *t = mv_rec_body_end(r);
+  uint64_t c;
+  uint16_t g;
+  memcpy(&c, t + 8u * i, sizeof c);
+  memcpy(&g, t + 8u * r->ncdep + 2u * i, sizeof g);
+  *ring = g;
+  return c;
+}
+/* The header's own consistency, for a record that starts `room` bytes
+ * before the ring's end (the crc is checked apart). */
+static inline int mv_rec_shape_ok(const struct mv_rec *r, uint64_t room) {
+  return r->len >= sizeof *r && !(r->len % 8) && r->len <= room && r->ncdep <= MV_CDEPS &&
+         r->len - sizeof *r >= mv_cdep_bytes(r->ncdep);
+}
 /* An MV_REC_OP record's body: the region's op id (u64), then its input
  * stream (runtime/tx/op.h), padded to 8. */
 static inline uint64_t mv_op_rec_size(size_t inputs) { return sizeof(struct mv_rec) + 8 + ((inputs + 7u) & ~(uint64_t)7u); }

@@ -114,8 +114,7 @@ const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq) {
     off = 0;
   }
   const struct mv_rec *r = (const struct mv_rec *)(mv_ring_bytes(ring) + off);
-  if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq != seq || r->len < sizeof *r || r->len % 8 ||
-      r->len > mv.olog_bytes - off)
+  if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq != seq || !mv_rec_shape_ok(r, mv.olog_bytes - off))
     return NULL;
   if (r->crc != mv_rec_crc(r)) return NULL; /* torn: the end of the ring */
   return r;
@@ -133,7 +132,7 @@ uint64_t mv_ring_later(uint32_t i, uint64_t seq, uint64_t *lo, uint64_t *hi, uin
   for (uint64_t off = 0; off + sizeof(struct mv_rec) <= mv.olog_bytes; off += 8) {
     const struct mv_rec *r = (const struct mv_rec *)(ring + off);
     if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= most ||
-        r->len < sizeof *r || r->len % 8 || r->len > mv.olog_bytes - off || r->crc != mv_rec_crc(r))
+        !mv_rec_shape_ok(r, mv.olog_bytes - off) || r->crc != mv_rec_crc(r))
       continue;
     n++;
     if (r->seq < *lo) *lo = r->seq;
@@ -146,6 +145,8 @@ uint64_t mv_ring_later(uint32_t i, uint64_t seq, uint64_t *lo, uint64_t *hi, uin
   return n;
 }
 
+/* The bytes of the running transaction's value record, without the
+ * trailer (mv_cdep_bytes(m->ncdep), added by the caller). */
 uint64_t mv_rec_size(struct mv_thread *m) {
   uint64_t n = sizeof(struct mv_rec);
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
@@ -244,7 +245,8 @@ static void op_body(struct mv_rec *r, uint64_t op_id, const char *in, uint32_t n
 }
 
 /* Appends the running transaction's record (values, or with `in` an
- * operational one) and makes it durable with one fence; with `defer`, the
+ * operational one) of n bytes, its conditional dependencies' trailer
+ * included (m->ncdep of them), and makes it durable with one fence; with `defer`, the
  * fence's second half is the caller's: returns its ticket
  * (amber_pm_fence_wait; 0: durable already).  The caller reserved the
  * room. */
@@ -272,14 +274,17 @@ uint64_t mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t 
   r->local = m->local;
   r->dep = m->dep;
   r->dep_ring = (uint16_t)m->dep_ring;
-  for (unsigned i = 0; i < MV_CDEPS; i++) {
-    r->cdep[i] = i < m->ncdep ? m->cdep[i] : 0;
-    r->cdep_ring[i] = i < m->ncdep ? m->cdep_ring[i] : 0;
-  }
+  r->ncdep = (uint8_t)m->ncdep;
   r->nranges = 0;
   r->reserved = 0;
   if (in) op_body(r, op_id, in, nin);
   else values_body(m, r);
+  if (m->ncdep) { /* the trailer: commit ts, then rings, padded to 8 */
+    char *t = (char *)r + n - mv_cdep_bytes(m->ncdep);
+    memset(t, 0, mv_cdep_bytes(m->ncdep));
+    memcpy(t, m->cdep, 8u * m->ncdep);
+    memcpy(t + 8u * m->ncdep, m->cdep_ring, 2u * m->ncdep);
+  }
   uint64_t seq = m->oseq_head++;
   put(m, r, seq);
   m->ohead += n;

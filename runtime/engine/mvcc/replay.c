@@ -186,7 +186,7 @@ void mv_rp_store(void *addr, const void *src, size_t n) {
 /* ---- records ---- */
 
 static void apply_values(struct mv_rp *R, const struct mv_rec *r) {
-  const char *p = (const char *)r + sizeof *r, *end = (const char *)r + r->len;
+  const char *p = (const char *)r + sizeof *r, *end = mv_rec_body_end(r);
   for (uint32_t j = 0; j < r->nranges; j++) {
     const struct mv_range *g = (const struct mv_range *)p;
     if ((size_t)(end - p) < sizeof *g || g->off >= mv.size || g->len > mv.block ||
@@ -209,7 +209,7 @@ static void apply_op(struct mv_rp *R, const struct mv_rec *r, uint32_t ring, con
   memcpy(&op_id, (const char *)r + sizeof *r, sizeof op_id);
   struct __amber_region_desc *d = amber_op_find(op_id);
   if (!d) AMBER_BUG("replay of op id 0x%016llx, which recovery's writer check should have refused", (unsigned long long)op_id);
-  if (r->reserved < d->closure_size || sizeof *r + 8 + r->reserved > r->len)
+  if (r->reserved < d->closure_size || sizeof *r + 8 + r->reserved > (size_t)(mv_rec_body_end(r) - (const char *)r))
     amber_fatal("heap %s: the OLog (ring %u, record %llu) of region %s holds %u bytes of inputs, fewer than its %u-byte "
                 "closure; it was written by a different build (%s)",
                 mv.heap->path, ring, (unsigned long long)r->seq, d->name, r->reserved, d->closure_size, writer);

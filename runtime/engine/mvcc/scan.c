@@ -60,8 +60,8 @@ static int clean_end(uint32_t i, uint64_t pos, uint64_t seq) {
   const struct mv_rec *r = (const struct mv_rec *)(mv_ring_bytes(i) + off);
   static const struct mv_rec zero;
   if (!memcmp(r, &zero, sizeof zero)) return 1;
-  return (r->magic == MV_REC_MAGIC || r->magic == MV_PAD_MAGIC) && r->seq < seq && r->len >= sizeof *r && !(r->len % 8) &&
-         r->len <= mv.olog_bytes - off && r->crc == mv_rec_crc(r);
+  return (r->magic == MV_REC_MAGIC || r->magic == MV_PAD_MAGIC) && r->seq < seq && mv_rec_shape_ok(r, mv.olog_bytes - off) &&
+         r->crc == mv_rec_crc(r);
 }
 
 static int damage(struct mv_logs *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -219,7 +219,7 @@ static void check_record_blocks(struct mv_logs *L) {
   for (size_t k = 0; k < L->nrec; k++) {
     const struct mv_rec *r = L->rec[k].r;
     if (r->cts < L->c || r->kind != MV_REC_VALUES) continue;
-    const char *w = (const char *)r + sizeof *r, *end = (const char *)r + r->len;
+    const char *w = (const char *)r + sizeof *r, *end = mv_rec_body_end(r);
     for (uint32_t g = 0; g < r->nranges && w + sizeof(struct mv_range) <= end; g++) {
       const struct mv_range *x = (const struct mv_range *)w;
       uint64_t blk = x->off >> mv.shift;
@@ -322,10 +322,11 @@ static void drop_unacknowledged(struct mv_logs *L) {
     const struct mv_rec *r = L->rec[k].r;
     L->rec[k].dropped = 0;
     if (r->magic != MV_REC_MAGIC || r->cts < L->c) continue;
-    for (unsigned i = 0; i < MV_CDEPS; i++) {
-      uint64_t d = r->cdep[i];
+    for (unsigned i = 0; i < r->ncdep; i++) {
+      uint32_t ring;
+      uint64_t d = mv_rec_cdep(r, i, &ring);
       if (!d || d < L->c) continue; /* none, or in the master and the CLog */
-      long j = r->cdep_ring[i] < mv.max_threads ? find_record(L, d, r->cdep_ring[i]) : -1;
+      long j = ring < mv.max_threads ? find_record(L, d, ring) : -1;
       if (j < 0 || L->rec[j].dropped) {
         L->rec[k].dropped = 1;
         break;

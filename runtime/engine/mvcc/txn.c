@@ -552,7 +552,9 @@ void mv_commit(struct amber_thread *t) {
   }
   /* Room in the OLog for this transaction's record, before anything is
    * published (its blocks stay locked meanwhile): the operational record
-   * when its inputs were captured and it is the smaller one. */
+   * when its inputs were captured and it is the smaller one.  Both carry
+   * the same trailer of conditional dependencies (mv_cdep_bytes): room for
+   * the ones noted so far; wait_cdeps below may only drop them. */
   uint64_t rec = mv_rec_size(m);
   const char *in = NULL;
   if (t->op == AMBER_OP_CAPTURE && mv_op_rec_size(t->opn) <= rec) {
@@ -560,13 +562,13 @@ void mv_commit(struct amber_thread *t) {
     rec = mv_op_rec_size(t->opn);
   }
   for (;;) {
-    int r = mv_olog_reserve(m, rec);
+    int r = mv_olog_reserve(m, rec + mv_cdep_bytes(m->ncdep));
     if (r > 0) break;
     if (r < 0) {
       char why[512];
       snprintf(why, sizeof why, "%s writes a %llu-byte OLog record, more than its thread's OLog ring holds; raise AMBER_MVCC_OLOG for "
                   "new heaps (this heap's rings hold %llu bytes)",
-                  amber_tx_name(t), (unsigned long long)rec,
+                  amber_tx_name(t), (unsigned long long)(rec + mv_cdep_bytes(m->ncdep)),
                   (unsigned long long)mv.olog_bytes);
       outgrown(t, m, why);
     }
@@ -594,7 +596,7 @@ void mv_commit(struct amber_thread *t) {
   /* Durable before visible: one record, one fence.  With early lock
    * release, visible before durable: the fence's second half comes after
    * the unlock, and the region returns only after it. */
-  uint64_t ticket = mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn, defer);
+  uint64_t ticket = mv_olog_append(m, cts, rec + mv_cdep_bytes(m->ncdep), in ? t->desc->op_id : 0, in, (uint32_t)t->opn, defer);
   if (ticket) {
     __atomic_store_n(&m->pend_ticket, ticket, __ATOMIC_RELAXED);
     __atomic_store_n(&m->pend_cts, cts, __ATOMIC_RELEASE); /* before any copy is linked */

@@ -2,8 +2,12 @@
 early lock release, docs/engines/mvcc.md): heaps built byte by byte from a
 killed counters run (two worker rings, every record live), then
 
-  missing   the last record of ring A names, as a conditional dependency,
-            a commit of ring B that no record holds: recovery drops it
+  present   the last record of ring A names three conditional dependencies
+            that live records hold (a trailer of three, docs/format.md):
+            recovery keeps it, and everything is recovered;
+  missing   the last record of ring A names, as its second conditional
+            dependency (the first one held), a commit of ring B that no
+            record holds: recovery drops it
             (thread A recovers one commit fewer, B all), says so, and
             counts unacknowledged_dropped 1;
   cascade   also the last record of ring B names A's dropped record: both
@@ -62,7 +66,7 @@ if rc != -9:
 acked = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"^ack (\d+) (\d+)$", out, re.M)}
 img = bytearray(open(base, "rb").read())
 h = mvheap.Heap(img)
-R = mvheap.REC10
+R = mvheap.REC11
 # Worker rings: the rings with more than one record (ring of the root's
 # record holds one); the thread of a ring is the slot its records write.
 rings = [i for i in range(h.threads) if len(h.records(i)) > 1]
@@ -74,11 +78,20 @@ def last(i):
     return h.records(i)[-1]  # (file offset, len, seq, cts, kind, dep, dep_ring)
 
 
-def set_cdep(b, rec, cts, ring):
+def set_cdeps(b, i, rec, deps):
+    """Gives ring i's last record `rec` the conditional dependencies deps,
+    [(cts, ring)]: a trailer after its body (the record grows into the
+    ring's unwritten end), ncdep, len and crc."""
     off, ln = rec[0], rec[1]
     f = list(R.unpack_from(b, off))
-    f[6], f[10] = cts, ring  # cdep[0], cdep_ring[0]
+    body = ln - mvheap.cdep_bytes(f[8])
+    t = mvheap.cdep_trailer(deps)
+    if off - (h.slot(i) + mvheap.PAGE) + body + len(t) > h.olog:
+        fail("ring %d's last record is too near the ring's end for a trailer" % i)
+    b[off + body:off + body + len(t)] = t
+    f[1], f[8] = body + len(t), len(deps)  # len, ncdep
     struct.pack_into(R.format, b, off, *f)
+    ln = f[1]
     crc = mvheap.crc32c(bytes(b[off + R.size:off + ln]), mvheap.crc32c(bytes(b[off:off + R.size - 4])))
     struct.pack_into("<I", b, off + R.size - 4, crc)
 
@@ -92,10 +105,16 @@ while ghost in all_cts:
     ghost -= 1
 
 
+# Live records of ring B older than A's last one: dependencies that hold.
+held = [r[3] for r in h.records(b) if r[3] < ra[3]]
+if len(held) < 3:
+    fail("ring %d has %d records older than ring %d's last one; want 3" % (b, len(held), a))
+present = bytearray(img)
+set_cdeps(present, a, ra, [(held[-1], b), (held[-2], b), (held[-3], b)])
 missing = bytearray(img)
-set_cdep(missing, ra, ghost, b)
+set_cdeps(missing, a, ra, [(held[-1], b), (ghost, b)])
 cascade = bytearray(missing)
-set_cdep(cascade, rb, ra[3], a)
+set_cdeps(cascade, b, rb, [(ra[3], a)])
 
 
 def recover(image, name, extra=None):
@@ -134,6 +153,13 @@ p, (rc, out, err) = recover(img, "plain")
 if rc != 0 or counts(out) != {t: acked.get(t, 0) for t in counts(out)} or "dropped" in err:
     fail("the unchanged image: %s %s" % (out, err))
 print("elr-conditional: plain ok")
+p, (rc, out, err) = recover(present, "present")
+if rc != 0 or "check: ok" not in out or counts(out) != {t: acked.get(t, 0) for t in counts(out)} or "dropped" in err:
+    fail("present: %s %s" % (out, err))
+rc, out, err = run([o.amber, "check", p], p, tool=True)
+if rc != 0 or "damage" in err:
+    fail("present: amber check says (%s): %s %s" % (rc, out, err))
+print("elr-conditional: present ok")
 expect("missing", missing, 1)
 print("elr-conditional: missing ok")
 want = expect("cascade", cascade, 2)

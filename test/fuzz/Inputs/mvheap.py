@@ -7,6 +7,9 @@ HDR = struct.Struct("<8sIIQ16sQQQQQQQII")
 AREA = struct.Struct("<8sIIIIQQQQQQII")
 RING_HDR = struct.Struct("<QQQQII")   # magic tail seq c pad crc
 CLOG_HDR = struct.Struct("<QQQQQII")  # magic gen c tail head pad crc
+# magic len seq cts local dep nranges kind ncdep dep_ring inputs crc (layout 11; ncdep
+# conditional dependencies in a trailer: the record's last cdep_bytes(ncdep) bytes)
+REC11 = struct.Struct("<IIQQQQIBBHII")
 # magic len seq cts local dep cdep*4 cdep_ring*4 nranges kind dep_ring inputs crc (layout 10)
 REC10 = struct.Struct("<IIQQQQ4Q4HIHHII")
 # magic len seq cts local dep nranges kind dep_ring inputs crc (layouts 7 to 9)
@@ -19,13 +22,25 @@ REC_MAGIC, PAD_MAGIC, CKPT_MAGIC = 0x31474C4F, 0x44415050, 0x31504B43
 PAGE = 4096
 # The heap layout version (docs/format.md), for reproducing the damage on
 # an older build: set by the caller.  5: before the ring headers' c and the
-# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs); 9: before the records' conditional dependencies (cdep, cdep_ring: the 56-byte header).
-LAYOUT = 10
+# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs); 9: before the records' conditional dependencies (cdep, cdep_ring: the 56-byte header); 10: the dependencies in a 96-byte header (11: in a trailer).
+LAYOUT = 11
+
+
+def cdep_bytes(n):
+    """Bytes of a layout-11 record's trailer of n conditional dependencies:
+    n u64 commit ts, then n u16 rings, zero-padded to 8."""
+    return 8 * n + ((2 * n + 7) & ~7) if n else 0
+
+
+def cdep_trailer(deps):
+    """The trailer for deps, [(cts, ring)]."""
+    t = struct.pack("<%dQ" % len(deps), *[c for c, _ in deps]) + struct.pack("<%dH" % len(deps), *[g for _, g in deps])
+    return t + bytes(cdep_bytes(len(deps)) - len(t))
 
 
 def rec_struct():
     """The OLog record header of LAYOUT."""
-    return REC10 if LAYOUT >= 10 else REC if LAYOUT >= 7 else REC6
+    return REC11 if LAYOUT >= 11 else REC10 if LAYOUT >= 10 else REC if LAYOUT >= 7 else REC6
 
 
 def crc32c(data, crc=0):
@@ -89,6 +104,8 @@ class Heap:
                 f = f[:5] + (0,) + f[5:7] + (0,) + f[8:]
             if rec is REC10:  # leave out cdep, cdep_ring
                 f = f[:6] + f[14:]
+            if rec is REC11:  # leave out ncdep
+                f = f[:8] + f[9:]
             magic, ln, s = f[0], f[1], f[2]
             if magic not in (REC_MAGIC, PAD_MAGIC) or s != seq or ln < rec.size or ln % 8 or ln > self.olog - off:
                 break
