@@ -15,6 +15,11 @@ struct table {
 };
 static struct table *tab;
 static size_t used;
+/* The first table is static: a module constructor's registration then
+ * allocates nothing, and a program that never allocates does not
+ * initialise malloc (two brk and a getrandom) to start (issue 27 item 5). */
+#define INITIAL_CAP 256
+static _Alignas(struct table) unsigned char initial[sizeof(struct table) + INITIAL_CAP * sizeof(struct __amber_clone)];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline size_t hash(const void *fn, size_t cap) {
@@ -35,9 +40,9 @@ void __amber_register_clones(const struct __amber_clone *entries, size_t n) {
   pthread_mutex_lock(&lock);
   struct table *t = tab;
   if (!t || 2 * (used + 2 * n) > t->cap) {
-    size_t cap = t ? t->cap : 256;
+    size_t cap = t ? t->cap : INITIAL_CAP;
     while (2 * (used + 2 * n) > cap) cap *= 2;
-    struct table *nt = calloc(1, sizeof *nt + cap * sizeof nt->slot[0]);
+    struct table *nt = !t && cap == INITIAL_CAP ? (struct table *)initial : calloc(1, sizeof *nt + cap * sizeof nt->slot[0]);
     if (!nt) amber_fatal("out of memory for the clone registry (%zu entries)", cap);
     nt->cap = cap;
     if (t)
