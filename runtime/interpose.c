@@ -188,6 +188,9 @@ void *amber_interpose_realloc(void *p, size_t n) {
   return r.result;
 }
 
+void *amber_interpose_scratch(size_t n) { return amber_tx_scratch(amber_thread(), n); }
+void amber_interpose_scratch_free(void *p) { amber_tx_scratch_free(amber_thread(), p); }
+
 /* A lock-delimited section's own transaction (depth 1, AMBER_FASE_OPEN) is
  * no region: allocations there stay volatile (docs/guide.md section 2.5). */
 int amber_interpose_in_region(void) {
