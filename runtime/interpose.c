@@ -24,9 +24,9 @@
 /* ---- the process ---- */
 
 /* Set once, by a wrappers/ constructor, before main. */
-static void (*on_heap_open)(void);
+AMBER_START_DATA static void (*on_heap_open)(void);
 
-void amber_interpose_on_heap_open(void (*fn)(void)) { on_heap_open = fn; }
+AMBER_START_TEXT void amber_interpose_on_heap_open(void (*fn)(void)) { on_heap_open = fn; }
 
 void amber_interpose_heap_opened(void) {
   if (on_heap_open) on_heap_open();

@@ -25,7 +25,7 @@ static __thread int resolving __attribute__((tls_model("initial-exec")));
 /* libamber's own image (the linker's __ehdr_start is its ELF header, at the
  * start of its first segment): an address in one of its segments. */
 extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
-static int in_libamber(uintptr_t a) {
+AMBER_START_TEXT static int in_libamber(uintptr_t a) {
   const ElfW(Ehdr) *e = &__ehdr_start;
   const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)e + e->e_phoff);
   uintptr_t bias = 0;
@@ -38,7 +38,7 @@ static int in_libamber(uintptr_t a) {
   return 0;
 }
 
-void *amber_wrap_resolve(const char *name) {
+AMBER_START_TEXT void *amber_wrap_resolve(const char *name) {
   /* The start-up objects' own tables first: no lock, no allocation, so any
    * context may (nextsym.h); dlsym for what they lack (objects dlopen'ed
    * later) and before resolve_start has run. */
@@ -132,7 +132,7 @@ EAGER(WRAP_REAL)
  * until then.  Only where nextsym.c cannot serve, the whole eager list,
  * with 84 dlsym. */
 #define RESOLVE(fn) (void)try_real_##fn();
-__attribute__((constructor(102))) static void resolve_start(void) {
+__attribute__((constructor(102))) AMBER_START_TEXT static void resolve_start(void) {
   if (amber_nextsym_init(&__ehdr_start)) {
     EAGER_ALLOC(RESOLVE)
   } else {
@@ -141,7 +141,7 @@ __attribute__((constructor(102))) static void resolve_start(void) {
 }
 
 /* The fatal-signal handlers go in when the heap opens. */
-__attribute__((constructor)) static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }
+__attribute__((constructor)) AMBER_START_TEXT static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }
 
 /* ---- whole operations on the heap, on interpose.h's reading and writing ---- */
 

@@ -26,6 +26,13 @@
 
 #include "nextsym.h"
 
+/* base/diag.h's, here too: this file includes nothing of the runtime (the
+ * unit test compiles it alone). */
+#ifndef AMBER_START_TEXT
+#define AMBER_START_TEXT __attribute__((section(".text.startup")))
+#define AMBER_START_DATA __attribute__((section("amber_start")))
+#endif
+
 struct obj {
   uintptr_t bias;
   const ElfW(Sym) *sym;
@@ -36,17 +43,17 @@ struct obj {
   uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
 };
 
-#define MAX_OBJS 64
-static struct obj objs[MAX_OBJS];
-static int nobjs;
-static int ready; /* objs[0, nobjs) are complete (release / acquire) */
+#define MAX_OBJS 24 /* objects loaded at start after libamber; more: dlsym */
+AMBER_START_DATA static struct obj objs[MAX_OBJS];
+AMBER_START_DATA static int nobjs;
+AMBER_START_DATA static int ready; /* objs[0, nobjs) are complete (release / acquire) */
 
 struct walk {
   uintptr_t self, vdso;
   int after_self, ok;
 };
 
-static int contains(const struct dl_phdr_info *info, uintptr_t a) {
+AMBER_START_TEXT static int contains(const struct dl_phdr_info *info, uintptr_t a) {
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *p = &info->dlpi_phdr[i];
     if (p->p_type == PT_LOAD && a - (info->dlpi_addr + p->p_vaddr) < p->p_memsz) return 1;
@@ -56,9 +63,9 @@ static int contains(const struct dl_phdr_info *info, uintptr_t a) {
 
 /* glibc relocates the d_ptr entries of a writable dynamic section in place
  * (elf/get-dynamic-info.h); a read-only one keeps file addresses. */
-static uintptr_t dyn_ptr(uintptr_t bias, ElfW(Addr) p) { return p < bias ? bias + p : p; }
+AMBER_START_TEXT static uintptr_t dyn_ptr(uintptr_t bias, ElfW(Addr) p) { return p < bias ? bias + p : p; }
 
-static int note(struct dl_phdr_info *info, size_t size, void *arg) {
+AMBER_START_TEXT static int note(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   struct walk *w = arg;
   if (!w->ok) return 1;
@@ -108,7 +115,7 @@ static int note(struct dl_phdr_info *info, size_t size, void *arg) {
   return 0;
 }
 
-int amber_nextsym_init(const void *self) {
+AMBER_START_TEXT int amber_nextsym_init(const void *self) {
 #if defined(__x86_64__) && defined(__GLIBC__)
   if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 1;
   struct walk w = {(uintptr_t)self, (uintptr_t)getauxval(AT_SYSINFO_EHDR), 0, 1};
@@ -123,25 +130,25 @@ int amber_nextsym_init(const void *self) {
 #endif
 }
 
-static int same(const char *a, const char *b) {
+AMBER_START_TEXT static int same(const char *a, const char *b) {
   while (*a && *a == *b) a++, b++;
   return *a == *b;
 }
 
-static int qualifies(const ElfW(Sym) *s) {
+AMBER_START_TEXT static int qualifies(const ElfW(Sym) *s) {
   unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
   if (s->st_shndx == SHN_UNDEF || s->st_value == 0) return 0;
   if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT && type != STT_NOTYPE && type != STT_COMMON) return 0;
   return bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE;
 }
 
-static void *value(const struct obj *o, const ElfW(Sym) *s) {
+AMBER_START_TEXT static void *value(const struct obj *o, const ElfW(Sym) *s) {
   uintptr_t a = o->bias + s->st_value;
   if (ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC) return ((void *(*)(void))a)(); /* as ld.so's elf_ifunc_invoke on x86-64 */
   return (void *)a;
 }
 
-static void *lookup(const struct obj *o, const char *name, uint32_t h) {
+AMBER_START_TEXT static void *lookup(const struct obj *o, const char *name, uint32_t h) {
   ElfW(Addr) word = o->bloom[(h / (8 * sizeof(ElfW(Addr)))) & o->bloom_mask];
   ElfW(Addr) bits = ((ElfW(Addr))1 << (h % (8 * sizeof(ElfW(Addr))))) |
                     ((ElfW(Addr))1 << ((h >> o->bloom_shift) % (8 * sizeof(ElfW(Addr)))));
@@ -164,7 +171,7 @@ static void *lookup(const struct obj *o, const char *name, uint32_t h) {
   return versions == 1 ? value(o, only) : NULL;
 }
 
-void *amber_nextsym(const char *name) {
+AMBER_START_TEXT void *amber_nextsym(const char *name) {
   if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return NULL;
   uint32_t h = 5381;
   for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = h * 33 + *c;

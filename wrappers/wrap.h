@@ -98,7 +98,7 @@ _Noreturn void amber_wrap_missing(const char *name);
  * plain moves. */
 #define WRAP_REAL(fn)                                                          \
   extern __typeof__(fn) *amber_real_##fn __attribute__((visibility("hidden"))); \
-  __attribute__((weak, visibility("hidden"))) __typeof__(fn) *amber_real_##fn; \
+  __attribute__((weak, visibility("hidden"))) AMBER_START_DATA __typeof__(fn) *amber_real_##fn; \
   __attribute__((unused)) static inline __typeof__(fn) *try_real_##fn(void) {  \
     __typeof__(fn) *f = __atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE);   \
     if (__builtin_expect(f != NULL, 1)) return f;                              \

@@ -20,9 +20,9 @@ int amber_tx_ready;
 __thread int amber_tx_opening;
 
 /* Set once, by the process layer's constructor, before any transaction. */
-static void (*opener)(void);
+AMBER_START_DATA static void (*opener)(void);
 
-void amber_tx_set_opener(void (*open)(void)) { opener = open; }
+AMBER_START_TEXT void amber_tx_set_opener(void (*open)(void)) { opener = open; }
 
 void amber_tx_open_slow(void) {
   if (!opener)
