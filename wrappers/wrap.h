@@ -37,9 +37,9 @@
  * first call may come from anywhere: a signal handler, a child after fork,
  * amber's fatal-error and fault-report paths, code holding a lock (dlsym
  * takes the loader's lock, which a thread running a dlopen'ed constructor
- * holds), the allocator that dlsym itself calls (and nothing is looked up
- * at start: an amber program that never touches the heap pays one
- * dl_iterate_phdr, issue 27 item 5).  dlsym serves only names no start-up
+ * holds), the allocator that dlsym itself calls (and at start only the
+ * allocator is looked up: an amber program that never touches the heap
+ * pays one dl_iterate_phdr and four look-ups, issue 27 item 5).  dlsym serves only names no start-up
  * object defines, and calls before libamber's first constructor; where
  * nextsym.c cannot vouch for its answer, core.c resolves the functions
  * those contexts call (an explicit list, with the reason for each group)
