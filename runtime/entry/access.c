@@ -44,6 +44,7 @@ static inline void do_load(const void *p, void *dst, size_t n) {
     /* The thread's open stray batch is its view (tx/batch.c). */
     if (__builtin_expect(t->batch, 0) && !t->depth) amber_tx_batch_poll(t);
     if (amber_tx_engine->direct_reads && (t->depth || t->batch)) {
+      amber_tx_touch(t);
       memcpy(dst, amber_heap_alias(p), n);
       return;
     }
@@ -105,6 +106,9 @@ static inline void do_store(void *p, const void *src, size_t n) {
  * the runtime for every load, the nested regions it may open included. */
 int __amber_direct_reads(void) {
   struct amber_thread *t = amber_self;
+  /* The frame is about to read in place: the transaction begins first
+   * (tx/tx.h, amber_tx_touch), and vguard is its engine's. */
+  if (t && t->depth) amber_tx_touch(t);
   return t && t->depth && t->fase == AMBER_FASE_NONE && t->op == AMBER_OP_OFF &&
          !(t->vguard & AMBER_VGUARD_READS) && amber_tx_engine->direct_reads;
 }

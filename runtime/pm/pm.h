@@ -48,6 +48,9 @@ struct amber_pm_counters {
   uint64_t flushes[AMBER_PM_NCAT]; /* cache lines written back */
   uint64_t fences[AMBER_PM_NCAT];
   uint64_t flushed_bytes;
+  /* All categories together: what tx/tx.c marks at a region's begin and
+   * compares at its commit (two loads instead of a sum). */
+  uint64_t all_flushes, all_fences;
   uint64_t syncs; /* msync/fdatasync calls (AMBER_PM=msync) or model syncs (AMBER_SIM_MSYNC), all
                      threads: filled by amber_pm_counters_sum only */
 };
@@ -144,8 +147,14 @@ int amber_pm_emulating(void);
 /* The sites, numbered from 1 in (file, line, kind) order; *n gets the count. */
 const struct amber_pm_site *const *amber_pm_sites(size_t *n);
 
-/* The calling thread's counters (never NULL). */
-struct amber_pm_counters *amber_pm_counters(void);
+/* The calling thread's counters (never NULL).  Initial-exec TLS, inline:
+ * every region's begin reads them. */
+extern __thread struct amber_pm_counters *amber_pm_mine __attribute__((tls_model("initial-exec")));
+struct amber_pm_counters *amber_pm_counters_slow(void);
+static inline struct amber_pm_counters *amber_pm_counters(void) {
+  struct amber_pm_counters *c = amber_pm_mine;
+  return __builtin_expect(c != NULL, 1) ? c : amber_pm_counters_slow();
+}
 /* Adds every thread's counters into *out. */
 void amber_pm_counters_sum(struct amber_pm_counters *out);
 

@@ -15,6 +15,10 @@ struct amber_engine {
   uint32_t id;      /* enum amber_engine_id */
   int direct_reads; /* inside a transaction, heap memory may be read in place (outside: `load`) */
   int aborts_writers; /* writing transactions may abort (and are re-run) */
+  /* begin may run at the transaction's first access instead of its start
+   * (tx/tx.h, amber_tx_touch): then commit and abort are called only for a
+   * transaction whose begin ran. */
+  int lazy_begin;
   /* Optional: refuses (-1 after a message) to create (creating = 1) or open
    * for writing a heap of this engine in the current configuration. */
   int (*gate)(const char *path, int creating);

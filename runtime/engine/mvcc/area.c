@@ -390,6 +390,7 @@ const struct amber_engine amber_engine_mvcc = {
     .id = AMBER_ENGINE_MVCC,
     .direct_reads = 0,
     .aborts_writers = 1,
+    .lazy_begin = 1,
     .gate = mv_gate,
     .area_fits = mv_area_fits,
     .sync = mv_sync,
