@@ -133,7 +133,8 @@ private:
   // alias delta.
   Value *Reads = nullptr, *Direct = nullptr, *Mv = nullptr, *Track = nullptr,
         *Shift = nullptr, *Mask = nullptr, *Table = nullptr, *Self = nullptr,
-        *Settled = nullptr;
+        *Settled = nullptr, *VTab = nullptr, *VMask = nullptr,
+        *VSettled = nullptr;
   Value *HeapBase = nullptr, *HeapSize = nullptr, *HeapDelta = nullptr;
 
   bool skipAddress(Value *Addr);
@@ -339,6 +340,10 @@ void Instrumenter::makeDirectState() {
   Self = Field(Ptr, offsetof(__amber_reads, self), "amber.self");
   Settled = Field(B.getInt64Ty(), offsetof(__amber_reads, settled),
                   "amber.settled");
+  VTab = Field(Ptr, offsetof(__amber_reads, vtab), "amber.vtab");
+  VMask = Field(B.getInt64Ty(), offsetof(__amber_reads, vmask), "amber.vmask");
+  VSettled = Field(B.getInt64Ty(), offsetof(__amber_reads, vsettled),
+                   "amber.vsettled");
   HeapBase = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_base"),
                           "amber.heap_base");
   HeapSize = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_size"),
@@ -416,8 +421,6 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   BasicBlock *MvVer = NewBB("amber.load.version");
   BasicBlock *MvSrc = NewBB("amber.load.src");
   BasicBlock *MvLog = NewBB("amber.load.log");
-  BasicBlock *MvLast = NewBB("amber.load.last");
-  BasicBlock *MvPush = NewBB("amber.load.push");
   BasicBlock *MvRead = NewBB("amber.load.read");
   BasicBlock *Slow = NewBB("amber.load.slow");
 
@@ -470,7 +473,8 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   Value *Blk = B.CreateLShr(MOff, Shift, "amber.blk");
   Value *In = B.CreateAnd(MOff, Mask, "amber.in");
   BasicBlock *MvEntry = NewBB("amber.load.entry");
-  B.CreateCondBr(Ok, MvEntry, Slow);
+  BasicBlock *MvOrdTest = Whole ? Slow : NewBB("amber.load.ordtest");
+  B.CreateCondBr(Ok, MvEntry, MvOrdTest);
 
   B.SetInsertPoint(MvEntry);
   Value *MAlias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.master");
@@ -528,38 +532,90 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   Src->addIncoming(FromVer, MvVer);
   B.CreateCondBr(Track, MvLog, MvRead);
 
-  // Serializable and linearizable: the block into the read log.
+  // Serializable and linearizable: Item (a block, or an ordinary memory
+  // word's address) into the read log at LogOff / NOff / CapOff, unless it
+  // is the last one there; then on to Done (a full log: the callback).
+  auto Record = [&](size_t LogOff, size_t NOff, size_t CapOff, Value *Item,
+                    Type *ItemTy, BasicBlock *Done) {
+    BasicBlock *Last = NewBB("amber.load.last");
+    BasicBlock *Last2 = NewBB("amber.load.last2");
+    BasicBlock *Push = NewBB("amber.load.push");
+    Value *NPtr = B.CreateConstGEP1_64(B.getInt8Ty(), Reads, NOff);
+    Value *NR = B.CreateAlignedLoad(I64, NPtr, Align(8), "amber.rn");
+    Value *Cap = B.CreateAlignedLoad(
+        I64, B.CreateConstGEP1_64(B.getInt8Ty(), Reads, CapOff), Align(8),
+        "amber.rcap");
+    Value *Log = B.CreateAlignedLoad(
+        Ptr, B.CreateConstGEP1_64(B.getInt8Ty(), Reads, LogOff), Align(8),
+        "amber.rlog");
+    B.CreateCondBr(B.CreateICmpULT(NR, Cap), Last, Slow);
+    B.SetInsertPoint(Last);
+    B.CreateCondBr(B.CreateICmpEQ(NR, ConstantInt::get(I64, 0)), Push, Last2);
+    B.SetInsertPoint(Last2);
+    Value *Prev = B.CreateAlignedLoad(
+        ItemTy,
+        B.CreateGEP(ItemTy, Log, B.CreateSub(NR, ConstantInt::get(I64, 1))),
+        Align(8), "amber.rlast");
+    B.CreateCondBr(B.CreateICmpEQ(Prev, Item), Done, Push);
+    B.SetInsertPoint(Push);
+    B.CreateAlignedStore(Item, B.CreateGEP(ItemTy, Log, NR), Align(8));
+    B.CreateAlignedStore(B.CreateAdd(NR, ConstantInt::get(I64, 1)), NPtr,
+                         Align(8));
+    B.CreateBr(Done);
+  };
   B.SetInsertPoint(MvLog);
-  Value *NPtr = B.CreateConstGEP1_64(B.getInt8Ty(), Reads,
-                                     offsetof(__amber_reads, n));
-  Value *NR = B.CreateAlignedLoad(I64, NPtr, Align(8), "amber.rn");
-  Value *Cap = B.CreateAlignedLoad(
-      I64,
-      B.CreateConstGEP1_64(B.getInt8Ty(), Reads, offsetof(__amber_reads, cap)),
-      Align(8), "amber.rcap");
-  Value *Log = B.CreateAlignedLoad(
-      Ptr,
-      B.CreateConstGEP1_64(B.getInt8Ty(), Reads, offsetof(__amber_reads, log)),
-      Align(8), "amber.rlog");
-  B.CreateCondBr(B.CreateICmpULT(NR, Cap), MvLast, Slow);
-
-  B.SetInsertPoint(MvLast);
-  BasicBlock *MvLast2 = NewBB("amber.load.last2");
-  B.CreateCondBr(B.CreateICmpEQ(NR, ConstantInt::get(I64, 0)), MvPush, MvLast2);
-  B.SetInsertPoint(MvLast2);
-  Value *Prev = B.CreateAlignedLoad(
-      I64, B.CreateGEP(I64, Log, B.CreateSub(NR, ConstantInt::get(I64, 1))),
-      Align(8), "amber.rlast");
-  B.CreateCondBr(B.CreateICmpEQ(Prev, Blk), MvRead, MvPush);
-
-  B.SetInsertPoint(MvPush);
-  B.CreateAlignedStore(Blk, B.CreateGEP(I64, Log, NR), Align(8));
-  B.CreateAlignedStore(B.CreateAdd(NR, ConstantInt::get(I64, 1)), NPtr,
-                       Align(8));
-  B.CreateBr(MvRead);
+  Record(offsetof(__amber_reads, log), offsetof(__amber_reads, n),
+         offsetof(__amber_reads, cap), Blk, I64, MvRead);
 
   B.SetInsertPoint(MvRead);
   Finish(B.CreateAlignedLoad(IT, Src, AV));
+
+  // mvcc, ordinary memory: an aligned scalar whose lock-table word is even
+  // and old enough, read in place between two reads of the word (the
+  // seqlock of the engine's vread).
+  if (!Whole) {
+    B.SetInsertPoint(MvOrdTest);
+    BasicBlock *MvOrd = NewBB("amber.load.ordword");
+    BasicBlock *MvOrdRead = NewBB("amber.load.ordread");
+    BasicBlock *MvOrdOk = NewBB("amber.load.ordok");
+    BasicBlock *MvOrdLog = NewBB("amber.load.ordlog");
+    BasicBlock *MvOrdDone = NewBB("amber.load.orddone");
+    Value *PI = B.CreatePtrToInt(Addr, SizeT);
+    Value *Outside = B.CreateICmpUGE(MOff, HeapSize);
+    Value *Aligned = B.CreateICmpEQ(
+        B.CreateAnd(PI, ConstantInt::get(SizeT, N - 1)),
+        ConstantInt::get(SizeT, 0));
+    B.CreateCondBr(B.CreateAnd(Outside, Aligned), MvOrd, Slow);
+
+    B.SetInsertPoint(MvOrd);
+    Value *W = B.CreateGEP(
+        I64, VTab,
+        B.CreateAnd(B.CreateLShr(PI, ConstantInt::get(SizeT, 3)), VMask),
+        "amber.vword");
+    LoadInst *VW = B.CreateAlignedLoad(I64, W, Align(8), "amber.vversion");
+    VW->setAtomic(AtomicOrdering::Acquire);
+    Value *Even = B.CreateICmpEQ(B.CreateAnd(VW, ConstantInt::get(I64, 1)),
+                                 ConstantInt::get(I64, 0));
+    B.CreateCondBr(B.CreateAnd(Even, B.CreateICmpULT(VW, VSettled)),
+                   MvOrdRead, Slow);
+
+    B.SetInsertPoint(MvOrdRead);
+    LoadInst *VO = B.CreateAlignedLoad(IT, Addr, Align(N), "amber.vvalue");
+    VO->setAtomic(AtomicOrdering::Monotonic);
+    B.CreateFence(AtomicOrdering::Acquire);
+    LoadInst *VW2 = B.CreateAlignedLoad(I64, W, Align(8), "amber.vagain");
+    VW2->setAtomic(AtomicOrdering::Monotonic);
+    B.CreateCondBr(B.CreateICmpEQ(VW2, VW), MvOrdOk, Slow);
+
+    B.SetInsertPoint(MvOrdOk);
+    B.CreateCondBr(Track, MvOrdLog, MvOrdDone);
+    B.SetInsertPoint(MvOrdLog);
+    Record(offsetof(__amber_reads, vlog), offsetof(__amber_reads, vn),
+           offsetof(__amber_reads, vcap), W, Ptr, MvOrdDone);
+
+    B.SetInsertPoint(MvOrdDone);
+    Finish(VO);
+  }
 
   B.SetInsertPoint(Slow);
   Value *VSlow;

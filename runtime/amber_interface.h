@@ -216,6 +216,12 @@ extern uintptr_t __amber_heap_size;
  *       n == cap, the callback instead (it records and grows the log);
  *       else, unless n > 0 and log[n - 1] == blk, log[n++] = blk (log, n
  *       and cap read again at each load: a callback may change them).
+ *       Ordinary memory (off >= __amber_heap_size), a scalar load of N
+ *       bytes at p aligned to N: w = &vtab[(p >> 3) & vmask], v = *w
+ *       (acquire); v even and v < vsettled: the program's load at p
+ *       (monotonic), an acquire fence, *w again (monotonic): the value
+ *       when it is still v, else the callback; _LOG records w in vlog as
+ *       blocks in log.  Anything else: the callback.
  * A pointer-typed load whose value has AMBER_CODE_HANDLE_TAG in bits 48..63
  * (a code handle) goes to __amber_loadp instead.  Atomic and volatile loads
  * always take the callback. */
@@ -231,6 +237,14 @@ struct __amber_reads {
   uint64_t settled;    /* mvcc: own versions committed below it are in this snapshot */
   uint64_t *log;       /* AMBER_READS_MVCC_LOG: the read log, blocks log[0 .. n) of cap */
   uint64_t n, cap;
+  /* mvcc, ordinary memory: the lock table (the word of p is
+   * vtab[((uintptr_t)p >> 3) & vmask]), the bound below which an even word
+   * is read in place, and (AMBER_READS_MVCC_LOG) the words read,
+   * vlog[0 .. vn) of vcap. */
+  uint64_t *vtab;
+  uint64_t vmask, vsettled;
+  uint64_t **vlog;
+  uint64_t vn, vcap;
 };
 /* Offsets of the mvcc engine's control header and version copy words the
  * inline check reads (runtime/engine/mvcc/mvcc.h asserts them). */

@@ -95,9 +95,10 @@ static inline void do_store(void *p, const void *src, size_t n) {
  * in place with no more than the program's own load: the engine guards no
  * volatile reads (romulus: its lock already keeps writers out of a
  * reader's way, and a writer's way), no operational record captures or
- * replays the region's inputs.  The mvcc engine's state otherwise (its
- * inline check reads heap blocks only; ordinary memory takes the callback,
- * so capture is no obstacle; docs/engines/mvcc.md, "Inline loads").  Never
+ * replays the region's inputs.  The mvcc engine's state otherwise
+ * (docs/engines/mvcc.md, "Inline loads"; while an operational record
+ * captures the region's inputs, its ordinary-memory loads take the
+ * callback, which captures them).  Never
  * in a lock-delimited section (whose transaction ends at an unlock, maybe
  * inside this frame).  The answer stays true until the frame that asked is
  * left: the transaction it saw ends only when the outermost region's

@@ -49,6 +49,9 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: %amber.table = load ptr
 ; CHECK: %amber.self = load ptr
 ; CHECK: %amber.settled = load i64
+; CHECK: %amber.vtab = load ptr
+; CHECK: %amber.vmask = load i64
+; CHECK: %amber.vsettled = load i64
 ; CHECK-NEXT: %amber.heap_base = load i64, ptr @__amber_heap_base
 ; CHECK-NEXT: %amber.heap_size = load i64, ptr @__amber_heap_size
 ; CHECK-NEXT: %amber.heap_delta = load i64, ptr @__amber_heap_delta
@@ -79,7 +82,7 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK-NEXT: %[[OK:.*]] = and i1 %[[MIN]], %[[ONE]]
 ; CHECK-NEXT: %amber.blk = lshr i64 %[[MOFF]], %[[SH]]
 ; CHECK-NEXT: %amber.in = and i64 %[[MOFF]], %amber.block_mask
-; CHECK-NEXT: br i1 %[[OK]], label %amber.load.entry, label %amber.load.slow
+; CHECK-NEXT: br i1 %[[OK]], label %amber.load.entry, label %amber.load.ordtest
 ; CHECK: amber.load.ctl:
 ; CHECK: %amber.lock = load atomic i64, ptr %{{.*}} seq_cst, align 8
 ; CHECK: %amber.vhead = load atomic ptr, ptr %{{.*}} acquire, align 8
@@ -112,20 +115,50 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: %amber.rlog = load ptr
 ; CHECK-NEXT: %[[ROOM:.*]] = icmp ult i64 %amber.rn, %amber.rcap
 ; CHECK-NEXT: br i1 %[[ROOM]], label %amber.load.last, label %amber.load.slow
+; CHECK: amber.load.read:
+; CHECK-NEXT: %[[MR:.*]] = load i32, ptr %amber.src, align 4
+; CHECK: amber.load.slow:
+; CHECK-NEXT: %[[S:.*]] = call i32 @__amber_load4(ptr %p)
+; Ordinary memory under mvcc: an aligned scalar whose lock-table word is
+; even and below vsettled, read in place between two reads of the word.
+; CHECK: amber.load.ordtest:
+; CHECK-NEXT: %[[PI:.*]] = ptrtoint ptr %p to i64
+; CHECK-NEXT: %[[OUTS:.*]] = icmp uge i64 %[[MOFF]], %amber.heap_size
+; CHECK-NEXT: %[[MIS:.*]] = and i64 %[[PI]], 3
+; CHECK-NEXT: %[[AL:.*]] = icmp eq i64 %[[MIS]], 0
+; CHECK-NEXT: %[[ORD:.*]] = and i1 %[[OUTS]], %[[AL]]
+; CHECK-NEXT: br i1 %[[ORD]], label %amber.load.ordword, label %amber.load.slow
+; CHECK: amber.load.last2:
+; CHECK: %amber.rlast = load i64
+; CHECK-NEXT: %[[SAME:.*]] = icmp eq i64 %amber.rlast, %amber.blk
+; CHECK-NEXT: br i1 %[[SAME]], label %amber.load.read, label %amber.load.push
 ; CHECK: amber.load.push:
 ; CHECK-NEXT: %[[SLOT:.*]] = getelementptr i64, ptr %amber.rlog, i64 %amber.rn
 ; CHECK-NEXT: store i64 %amber.blk, ptr %[[SLOT]], align 8
 ; CHECK-NEXT: %[[N1:.*]] = add i64 %amber.rn, 1
 ; CHECK-NEXT: store i64 %[[N1]], ptr
-; CHECK: amber.load.read:
-; CHECK-NEXT: %[[MR:.*]] = load i32, ptr %amber.src, align 4
-; CHECK: amber.load.slow:
-; CHECK-NEXT: %[[S:.*]] = call i32 @__amber_load4(ptr %p)
-; CHECK: amber.load.last2:
-; CHECK: %amber.rlast = load i64
-; CHECK-NEXT: %[[SAME:.*]] = icmp eq i64 %amber.rlast, %amber.blk
-; CHECK-NEXT: br i1 %[[SAME]], label %amber.load.read, label %amber.load.push
-; CHECK: %a = phi i32 [ %[[H]], %amber.load.heap ], [ %[[O]], %amber.load.ordinary ], [ %[[MR]], %amber.load.read ], [ %[[S]], %amber.load.slow ]
+; CHECK: amber.load.ordword:
+; CHECK-NEXT: %[[WI:.*]] = lshr i64 %[[PI]], 3
+; CHECK-NEXT: %[[WM:.*]] = and i64 %[[WI]], %amber.vmask
+; CHECK-NEXT: %amber.vword = getelementptr i64, ptr %amber.vtab, i64 %[[WM]]
+; CHECK-NEXT: %amber.vversion = load atomic i64, ptr %amber.vword acquire, align 8
+; CHECK-NEXT: %[[ODD:.*]] = and i64 %amber.vversion, 1
+; CHECK-NEXT: %[[EVEN:.*]] = icmp eq i64 %[[ODD]], 0
+; CHECK-NEXT: %[[OLDW:.*]] = icmp ult i64 %amber.vversion, %amber.vsettled
+; CHECK-NEXT: %[[WOK:.*]] = and i1 %[[EVEN]], %[[OLDW]]
+; CHECK-NEXT: br i1 %[[WOK]], label %amber.load.ordread, label %amber.load.slow
+; CHECK: amber.load.ordread:
+; CHECK-NEXT: %amber.vvalue = load atomic i32, ptr %p monotonic, align 4
+; CHECK-NEXT: fence acquire
+; CHECK-NEXT: %amber.vagain = load atomic i64, ptr %amber.vword monotonic, align 8
+; CHECK-NEXT: %[[SAMEW:.*]] = icmp eq i64 %amber.vagain, %amber.vversion
+; CHECK-NEXT: br i1 %[[SAMEW]], label %amber.load.ordok, label %amber.load.slow
+; CHECK: amber.load.ordok:
+; CHECK-NEXT: br i1 %[[TR]], label %amber.load.ordlog, label %amber.load.orddone
+; CHECK: amber.load.push{{[0-9]+}}:
+; CHECK-NEXT: %[[WSLOT:.*]] = getelementptr ptr, ptr %amber.rlog{{[0-9]+}}, i64 %amber.rn{{[0-9]+}}
+; CHECK-NEXT: store ptr %amber.vword, ptr %[[WSLOT]], align 8
+; CHECK: %a = phi i32 [ %[[H]], %amber.load.heap ], [ %[[O]], %amber.load.ordinary ], [ %[[MR]], %amber.load.read ], [ %amber.vvalue, %amber.load.orddone ], [ %[[S]], %amber.load.slow ]
 ; The pointer load: a code handle takes the callback.
 ; CHECK: sub i64 %amber.heap_size, 7
 ; CHECK: %[[PH:.*]] = load i64, ptr %amber.alias{{.*}}, align 8

@@ -166,8 +166,8 @@ struct mv_thread {
    * LIN) the words it read. */
   struct mv_vheld { uint64_t *word; uint64_t old; } *vw;
   size_t nvw, capvw;
-  uint64_t **vr;
-  size_t nvr, capvr;
+  /* The words read (SER, LIN) are rd.vlog[0 .. rd.vn), appended to by the
+   * pass's inline loads too. */
   uint64_t vconflicts;          /* restarts over ordinary memory (statistics) */
   uint64_t vwritten;            /* words released at commit */
   uint64_t vquiesce_waits;      /* transactions waited for after such commits */
@@ -556,6 +556,7 @@ int mv_vvalidate(struct mv_thread *m);
 void mv_vrelease(struct mv_thread *m, uint64_t cts);
 void mv_vabort(struct mv_thread *m);
 void mv_vquiesce(struct mv_thread *m, uint64_t cts);
+uint64_t *mv_vtable(uint64_t *mask); /* the lock table, for the pass's inline loads */
 
 /* solo.c */
 void mv_solo_wait(void);                 /* until no transaction runs alone */

@@ -105,6 +105,11 @@ static void inline_reads_begin(struct mv_thread *m) {
   m->rd.table = (void *const *)mv.table;
   m->rd.self = m;
   m->rd.settled = m->local > b ? m->local - b : 0;
+  /* Ordinary words: a version v with v + 2 boundaries < local-ts is
+   * certainly older (V2), and the wait before return it would ask for
+   * (maxseen) is over already: local-ts itself is past it. */
+  m->rd.vtab = mv_vtable(&m->rd.vmask);
+  m->rd.vsettled = m->local > 2 * b ? (m->local - 2 * b) << 1 : 0;
   m->rd.mode = m->mode == MV_LATEST || m->solo ? AMBER_READS_CALL
                : m->mode == MV_SI             ? AMBER_READS_MVCC
                                               : AMBER_READS_MVCC_LOG;
@@ -112,7 +117,11 @@ static void inline_reads_begin(struct mv_thread *m) {
 
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
-  return m && m->in_tx ? &m->rd : NULL;
+  if (!m || !m->in_tx) return NULL;
+  /* An operational record captures what the region reads of ordinary
+   * memory (entry/access.c): those loads take the callback. */
+  if (t->op >= AMBER_OP_CAPTURE) m->rd.vsettled = 0;
+  return &m->rd;
 }
 
 void mv_begin(struct amber_thread *t) {
@@ -146,7 +155,7 @@ void mv_begin(struct amber_thread *t) {
    * the program's locks, and an irrevocable transaction runs alone. */
   t->vguard = m->mode == MV_LATEST || m->solo ? 0 : AMBER_VGUARD_READS | AMBER_VGUARD_WRITES;
   m->nvw = 0;
-  m->nvr = 0;
+  m->rd.vn = 0;
   m->in_tx = 1;
   m->txstart = m->head;
   m->rd.n = 0;
