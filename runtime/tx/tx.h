@@ -51,6 +51,7 @@ struct amber_thread {
   int depth;       /* region nesting; 0 outside regions */
   int writer;      /* this transaction may write persistent memory */
   int wrote;       /* set by the engine on the first persistent write */
+  int defer_durability; /* amber_defer_durability_begin depth: commits need not be durable at return */
   int iso;         /* isolation level of the outermost region (AMBER_SI, ...) */
   int kind;        /* its kind: AMBER_KIND_ATOMIC or AMBER_KIND_PERSISTENT */
   /* AMBER_VGUARD_*: the running transaction's accesses to ordinary memory
