@@ -196,8 +196,8 @@ uint64_t amber_msync_publish(void) {
   t->n = 0;
   uint64_t want = started + 1; /* the first sync to start from now on takes our ranges */
   unexpect_locked(t);
+  if (t->last_ticket != want) members++; /* a thread counts once per sync */
   t->last_ticket = want;
-  members++;
   leave(t, 1);
   gather_check_locked();
   pthread_mutex_unlock(&lock);
@@ -219,11 +219,7 @@ void amber_msync_enter(void) {
   __atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
-/* A leave that empties inflight while a leader gathers ends its wait.
- * Dekker with the leader: it sets `gathering`, then reads inflight; we
- * decrement inflight, then read `gathering` (all seq_cst), so either it
- * reads our decrement or we read its flag and signal it under the lock
- * (which it holds from its check until it sleeps). */
+/* A gathering leader's wait ends once nobody is in flight or expected. */
 static void gather_check_locked(void) {
   if (gathering && !returned && !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) {
     gather_done = 1;
@@ -239,6 +235,11 @@ static void unexpect_locked(struct msync_thread *t) {
   }
 }
 
+/* A leave that empties inflight while a leader gathers ends its wait.
+ * Dekker with the leader: it sets `gathering`, then reads inflight; we
+ * decrement inflight, then read `gathering` (all seq_cst), so either it
+ * reads our decrement or we read its flag and check under the lock (which
+ * it holds from its own check until it sleeps). */
 static void leave(struct msync_thread *t, int locked) {
   if (!t || !t->busy) return;
   t->busy = 0;
