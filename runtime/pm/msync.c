@@ -77,6 +77,11 @@ static uint64_t sync_ewma_ns;       /* under the lock: mean sync duration, EWMA 
 static unsigned gather_pct;         /* the bound as a percentage of sync_ewma_ns; 0: never wait */
 static uint64_t gather_fixed_ns;    /* tests: a fixed bound instead */
 static uint64_t gathers, gathers_full, gathers_timeout; /* under the lock */
+/* Under the lock: the last gathering ran to its bound, so the next one
+ * waits for writers only (expected threads may have gone idle: a server
+ * thread waiting for its next request costs one bounded wait, not one per
+ * sync). */
+static int expect_off;
 
 struct msync_thread {
   struct amber_msync_range *r;
@@ -221,7 +226,7 @@ void amber_msync_enter(void) {
 
 /* A gathering leader's wait ends once nobody is in flight or expected. */
 static void gather_check_locked(void) {
-  if (gathering && !returned && !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) {
+  if (gathering && (expect_off || !returned) && !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) {
     gather_done = 1;
     pthread_cond_broadcast(&gather_cond);
   }
@@ -275,7 +280,7 @@ static void gather(void) {
   if (!bound) return;
   __atomic_store_n(&gathering, 1, __ATOMIC_SEQ_CST);
   gather_done = 0;
-  if (returned || __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) != 0) {
+  if ((!expect_off && returned) || __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) != 0) {
     gathers++;
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl); /* pthread_cond_timedwait's clock */
@@ -286,6 +291,9 @@ static void gather(void) {
     while (!gather_done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&gather_cond, &lock, &dl);
     if (gather_done) gathers_full++;
     else gathers_timeout++;
+    expect_off = !gather_done;
+  } else {
+    expect_off = 0;
   }
   __atomic_store_n(&gathering, 0, __ATOMIC_SEQ_CST);
 }
