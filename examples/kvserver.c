@@ -19,8 +19,8 @@
  * STRLEN, DBSIZE, KEYS pattern (glob), FLUSHDB, PING, ECHO, INFO (amber's
  * statistics, amber_stats_text), COMMAND (an empty list), CONFIG GET (what
  * redis-benchmark asks), CLIENT (accepted), HELLO [2|3] (RESP3 as far as
- * these commands need: its null), SELECT 0, QUIT, SHUTDOWN.  Inline (non-RESP)
- * commands answer an error and the connection closes.  bench/README.md
+ * these commands need: its null), SELECT 0, QUIT, SHUTDOWN, as RESP arrays
+ * or as inline commands (a line of words, as typed into telnet).  bench/README.md
  * "kvserver" and docs/guide.md section 12 show it driven by redis-cli,
  * redis-benchmark and redis-py.
  */
@@ -851,13 +851,102 @@ static int parse_number(const char *p, const char *end, long long *v, const char
   return 1;
 }
 
-static int parse(struct conn *c, const char *in, size_t inlen, int *argc, size_t *consumed, const char **msg) {
+static int arg_room(struct conn *c, size_t n) {
+  if (n <= c->argcap) return 0;
+  size_t cap = n < 16 ? 16 : n;
+  char **a = realloc(c->argv, cap * sizeof *a);
+  size_t *l = realloc(c->len, cap * sizeof *l);
+  if (!a || !l) exit(1);
+  c->argv = a;
+  c->len = l;
+  c->argcap = cap;
+  return 0;
+}
+
+static int hexval(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'; }
+
+/* An inline command (what telnet or `nc` sends: `SET a b\r\n`), split as
+ * Redis's sdssplitargs does: words separated by blanks, "double quotes"
+ * with \n \r \t \b \a \\ \" and \xHH escapes, 'single quotes' with \'.
+ * The words are decoded in place (never longer than the line): the line
+ * is consumed with the command. */
+#define MAX_INLINE (64 * 1024) /* Redis's PROTO_INLINE_MAX_SIZE */
+static int parse_inline(struct conn *c, char *in, size_t inlen, int *argc, size_t *consumed, const char **msg) {
+  char *nl = memchr(in, '\n', inlen);
+  if (!nl) {
+    if (inlen > MAX_INLINE) {
+      *msg = "-ERR Protocol error: too big inline request\r\n";
+      return -1;
+    }
+    return 0;
+  }
+  char *p = in, *end = nl;
+  if (end > in && end[-1] == '\r') end--;
+  int n = 0;
+  for (;;) {
+    while (p < end && is_space(*p)) p++;
+    if (p == end) break;
+    char *w = p, *o = p;
+    int dq = 0, sq = 0;
+    for (;;) {
+      if (dq) {
+        if (p == end) goto unbalanced;
+        if (*p == '\\' && p + 3 < end && p[1] == 'x' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0) {
+          *o++ = (char)(hexval(p[2]) * 16 + hexval(p[3]));
+          p += 4;
+        } else if (*p == '\\' && p + 1 < end) {
+          char e = p[1];
+          *o++ = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e == 'b' ? '\b' : e == 'a' ? '\a' : e;
+          p += 2;
+        } else if (*p == '"') {
+          if (p + 1 < end && !is_space(p[1])) goto unbalanced; /* a closing quote must end the word */
+          p++;
+          break;
+        } else {
+          *o++ = *p++;
+        }
+      } else if (sq) {
+        if (p == end) goto unbalanced;
+        if (*p == '\\' && p + 1 < end && p[1] == '\'') {
+          *o++ = '\'';
+          p += 2;
+        } else if (*p == '\'') {
+          if (p + 1 < end && !is_space(p[1])) goto unbalanced;
+          p++;
+          break;
+        } else {
+          *o++ = *p++;
+        }
+      } else {
+        if (p == end || is_space(*p)) break;
+        if (*p == '"') dq = 1, p++;
+        else if (*p == '\'') sq = 1, p++;
+        else *o++ = *p++;
+      }
+    }
+    arg_room(c, (size_t)n + 1);
+    c->argv[n] = w;
+    c->len[n++] = (size_t)(o - w);
+  }
+  *argc = n; /* an empty line: nothing to run, as in Redis */
+  *consumed = (size_t)(nl + 1 - in);
+  return 1;
+unbalanced:
+  *msg = "-ERR Protocol error: unbalanced quotes in request\r\n";
+  return -1;
+}
+
+static int parse(struct conn *c, char *in, size_t inlen, int *argc, size_t *consumed, const char **msg) {
   const char *p = in, *end = in + inlen;
   if (p == end) return 0;
-  if (*p != '*') {
-    *msg = "-ERR Protocol error: inline commands are not supported by kvserver; send RESP arrays (as redis-cli does)\r\n";
-    return -1;
-  }
+  if (*p != '*') return parse_inline(c, in, inlen, argc, consumed, msg);
   long long n;
   int r = parse_number(p + 1, end, &n, &p);
   if (r <= 0) {
@@ -873,15 +962,7 @@ static int parse(struct conn *c, const char *in, size_t inlen, int *argc, size_t
     *consumed = (size_t)(p - in);
     return 1;
   }
-  if ((size_t)n > c->argcap) {
-    size_t cap = (size_t)n;
-    char **a = realloc(c->argv, cap * sizeof *a);
-    size_t *l = realloc(c->len, cap * sizeof *l);
-    if (!a || !l) exit(1);
-    c->argv = a;
-    c->len = l;
-    c->argcap = cap;
-  }
+  arg_room(c, (size_t)n);
   for (long long i = 0; i < n; i++) {
     if (p == end) return 0;
     if (*p != '$') {
@@ -987,6 +1068,14 @@ static void *worker(void *arg) {
     exit(1);
   }
   struct epoll_event evs[64];
+  struct conn *ready[64];
+  /* A write's reply goes out only once its commit is durable: each pass
+   * runs every whole command of every ready connection (each its own
+   * region, returning before its commit is durable), then waits once for
+   * all of them, then sends the replies.  So one sync covers a whole pass,
+   * as Redis's appendfsync always covers an event-loop pass with one
+   * fsync (docs/guide.md, "Deferred durability"). */
+  amber_defer_durability_begin();
   for (;;) {
     int n = epoll_wait(ep, evs, 64, -1);
     if (n < 0 && errno == EINTR) continue;
@@ -994,6 +1083,7 @@ static void *worker(void *arg) {
       perror("kvserver: epoll_wait");
       exit(1);
     }
+    int nready = 0;
     for (int i = 0; i < n; i++) {
       struct conn *c = evs[i].data.ptr;
       if (!c) {
@@ -1013,10 +1103,16 @@ static void *worker(void *arg) {
         }
         continue;
       }
-      int gone = 0;
-      if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) gone = on_input(c) != 0;
-      if (!gone) gone = flush_out(ep, c) != 0 || (c->closing && c->outoff == c->outlen);
-      if (gone) conn_close(ep, c);
+      if ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && on_input(c) != 0) {
+        conn_close(ep, c); /* the peer left: nobody to answer */
+        continue;
+      }
+      ready[nready++] = c;
+    }
+    amber_wait_durable(); /* nothing below acknowledges a commit that is not durable */
+    for (int i = 0; i < nready; i++) {
+      struct conn *c = ready[i];
+      if (flush_out(ep, c) != 0 || (c->closing && c->outoff == c->outlen)) conn_close(ep, c);
     }
   }
   return NULL;

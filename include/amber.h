@@ -97,6 +97,22 @@ void *amber_root(size_t size);
  * survives is a prefix of them in program order.  docs/guide.md section 4. */
 void amber_sync(void);
 
+/* Deferred durability (docs/guide.md, "Deferred durability"): between
+ * amber_defer_durability_begin() and _end() on a thread, a region that
+ * commits returns as soon as its commit is published, before it is durable
+ * (on the engines and backends where commit waits for a slow sync: mvcc
+ * with AMBER_PM=msync; elsewhere commits stay durable at return), and
+ * amber_wait_durable() waits until every commit the thread made so far, and
+ * every commit those read or overwrote, is durable.  The program's
+ * contract: acknowledge nothing (a reply, a message, a file another process
+ * reads) that depends on such a commit, or on what a region read, before
+ * amber_wait_durable() returns; a crash may lose commits never waited for.
+ * Scopes nest (a counter); _end does not wait.  Call them outside regions.
+ * Stores outside regions (amber_sync) are never deferred. */
+void amber_defer_durability_begin(void);
+void amber_defer_durability_end(void);
+void amber_wait_durable(void);
+
 /* Heap usage by the persistent allocator. */
 struct amber_usage {
   size_t objects;     /* live persistent allocations */

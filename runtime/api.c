@@ -100,6 +100,31 @@ void amber_sync(void) {
   if (!t->depth) amber_tx_batch_commit(t);
 }
 
+/* Deferred durability (docs/guide.md): a per-thread counter the engine's
+ * commit reads; the wait is the engine's (none: commits are durable at
+ * return).  Not inside a region: the region's own commit comes later. */
+static struct amber_thread *outside_region(const char *fn) {
+  struct amber_thread *t = amber_thread();
+  if (t->depth)
+    amber_fatal("%s called inside a region; call it between regions (the region's commit has not happened yet)", fn);
+  return t;
+}
+
+void amber_defer_durability_begin(void) { outside_region("amber_defer_durability_begin")->defer_durability++; }
+
+void amber_defer_durability_end(void) {
+  struct amber_thread *t = outside_region("amber_defer_durability_end");
+  if (t->defer_durability <= 0)
+    amber_fatal("amber_defer_durability_end called without a matching amber_defer_durability_begin on this thread");
+  t->defer_durability--;
+}
+
+void amber_wait_durable(void) {
+  if (!amber_tx_is_ready()) return; /* no heap open: nothing committed */
+  struct amber_thread *t = outside_region("amber_wait_durable");
+  if (amber_tx_engine->wait_durable) amber_tx_engine->wait_durable(t);
+}
+
 int amber_is_persistent(const void *p) { return amber_tx_is_ready() && amber_in_heap(p); }
 
 size_t amber_stats_text(char *buf, size_t size, int json) {

@@ -194,7 +194,7 @@ static void init(void) {
 
 /* libamber.so (and a static link that uses the process layer) registers the
  * opener before any program code runs. */
-__attribute__((constructor)) static void register_opener(void) {
+__attribute__((constructor)) AMBER_START_TEXT static void register_opener(void) {
   amber_tx_set_opener(amber_ensure_init);
   /* AMBER_RECOVER_ONLY=1 (what `amber recover HEAP --with PROGRAM` sets):
    * this build recovers the heap (re-executing its own operational records,
@@ -219,7 +219,7 @@ void amber_ensure_init(void) {
   pthread_once(&once, init);
 }
 
-void __amber_module_init(uint32_t abi_version) {
+AMBER_START_TEXT void __amber_module_init(uint32_t abi_version) {
   if (abi_version != AMBER_ABI_VERSION)
     amber_fatal("this program was compiled for amber ABI %u but the loaded runtime implements ABI %u; rebuild it with this amber's amber-cc",
                 abi_version, AMBER_ABI_VERSION);

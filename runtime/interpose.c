@@ -24,9 +24,9 @@
 /* ---- the process ---- */
 
 /* Set once, by a wrappers/ constructor, before main. */
-static void (*on_heap_open)(void);
+AMBER_START_DATA static void (*on_heap_open)(void);
 
-void amber_interpose_on_heap_open(void (*fn)(void)) { on_heap_open = fn; }
+AMBER_START_TEXT void amber_interpose_on_heap_open(void (*fn)(void)) { on_heap_open = fn; }
 
 void amber_interpose_heap_opened(void) {
   if (on_heap_open) on_heap_open();
@@ -187,6 +187,9 @@ void *amber_interpose_realloc(void *p, size_t n) {
   amber_tx_run_internal(prealloc_fn, &r);
   return r.result;
 }
+
+void *amber_interpose_scratch(size_t n) { return amber_tx_scratch(amber_thread(), n); }
+void amber_interpose_scratch_free(void *p) { amber_tx_scratch_free(amber_thread(), p); }
 
 /* A lock-delimited section's own transaction (depth 1, AMBER_FASE_OPEN) is
  * no region: allocations there stay volatile (docs/guide.md section 2.5). */

@@ -98,6 +98,12 @@ void *amber_interpose_palloc(const char *fn, size_t n, size_t align, int zero);
 char *amber_interpose_pstrndup(const char *s, size_t max);
 /* The usable size of the live persistent allocation at p; 0 when p is none. */
 size_t amber_interpose_psize(const void *p);
+/* Inside a region: n bytes of volatile memory that live until the region's
+ * transaction ends, freed at its commit and when it is undone (a restart
+ * or amber_cancel leaves by siglongjmp, past the caller's frames); NULL
+ * when out of memory.  amber_interpose_scratch_free frees one earlier. */
+void *amber_interpose_scratch(size_t n);
+void amber_interpose_scratch_free(void *p);
 
 /* ---- stores outside regions (tx/batch.c) ---- */
 

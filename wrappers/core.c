@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "glibc.h"
+#include "nextsym.h"
 #include "wrap.h"
 
 /* dlsym may allocate, and so call back into us.  Initial-exec: no
@@ -24,7 +25,7 @@ static __thread int resolving __attribute__((tls_model("initial-exec")));
 /* libamber's own image (the linker's __ehdr_start is its ELF header, at the
  * start of its first segment): an address in one of its segments. */
 extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
-static int in_libamber(uintptr_t a) {
+AMBER_START_TEXT static int in_libamber(uintptr_t a) {
   const ElfW(Ehdr) *e = &__ehdr_start;
   const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)e + e->e_phoff);
   uintptr_t bias = 0;
@@ -37,10 +38,15 @@ static int in_libamber(uintptr_t a) {
   return 0;
 }
 
-void *amber_wrap_resolve(const char *name) {
+AMBER_START_TEXT void *amber_wrap_resolve(const char *name) {
+  /* The start-up objects' own tables first: no lock, no allocation, so any
+   * context may (nextsym.h); dlsym for what they lack (objects dlopen'ed
+   * later) and before resolve_start has run. */
+  void *f = amber_nextsym(name);
+  if (f) return f;
   if (resolving) return NULL;
   resolving = 1;
-  void *f = dlsym(RTLD_NEXT, name);
+  f = dlsym(RTLD_NEXT, name);
   resolving = 0;
   return f && in_libamber((uintptr_t)f) ? NULL : f;
 }
@@ -48,20 +54,25 @@ void *amber_wrap_resolve(const char *name) {
 _Noreturn void amber_wrap_missing(const char *name) {
   if (resolving)
     amber_fatal("%s() was called while this thread was looking up another C library function (from a signal handler that "
-                "interrupted the look-up?), and it is not one libamber resolves at load (wrappers/core.c: the async-signal-safe "
-                "ones); call only async-signal-safe functions in signal handlers",
+                "interrupted the look-up?), and libamber could not find it without dlsym (wrappers/nextsym.c: it is not in "
+                "an object loaded at start-up); call only async-signal-safe functions in signal handlers",
                 name);
   amber_fatal("cannot find the C library's %s() behind libamber's interceptor; is libamber loaded before libc (LD_PRELOAD)?", name);
 }
 
-/* ---- the eager list: real functions looked up at load ----
+/* ---- the eager list: real functions that must never wait for dlsym ----
  *
- * Every other real function is looked up at its first use (wrap.h).  These
- * may not be: a look-up is dlsym, which takes the dynamic loader's lock and
- * may allocate, so it is neither async-signal-safe nor safe where that lock
- * or the allocator's can be awaited.  One group per reason; a name may
- * have several.  What is not here and is called from such a place is a
- * bug: add it to the group that says why. */
+ * Every real function is looked up at its first use (wrap.h), through
+ * nextsym.c's look-up in the tables of the objects loaded at start-up,
+ * which takes no lock, allocates nothing and keeps no error state: safe in
+ * every context below.  Where that look-up is not available (see
+ * amber_nextsym_init: not x86-64, an object without a GNU hash table), a
+ * look-up is dlsym, which takes the dynamic loader's lock and may
+ * allocate, so it is neither async-signal-safe nor safe where that lock
+ * or the allocator's can be awaited: the names below are then looked up
+ * at load (resolve_start), as they all were before issue 27 item 5.  One
+ * group per reason; a name may have several.  What is not here and is
+ * called from such a place is a bug: add it to the group that says why. */
 
 /* The allocator: glibc's loader and dlerror call these from inside dlsym,
  * and free/realloc never look their next definition up (alloc.c). */
@@ -114,12 +125,23 @@ EAGER(WRAP_REAL)
 
 /* Priority 102: before libamber's other constructors and the program's
  * (a module constructor runs at 101 only in the program's own image, which
- * runs after its libraries'). */
+ * runs after its libraries').  Notes the objects after libamber (one
+ * dl_iterate_phdr, a few hundred instructions) and resolves the allocator
+ * there: free and realloc never resolve themselves (alloc.c: until this
+ * runs, which allocator owns a pointer is unknown), so a free is dropped
+ * until then.  Only where nextsym.c cannot serve, the whole eager list,
+ * with 84 dlsym. */
 #define RESOLVE(fn) (void)try_real_##fn();
-__attribute__((constructor(102))) static void resolve_eager(void) { EAGER(RESOLVE) }
+__attribute__((constructor(102))) AMBER_START_TEXT static void resolve_start(void) {
+  if (amber_nextsym_init(&__ehdr_start)) {
+    EAGER_ALLOC(RESOLVE)
+  } else {
+    EAGER(RESOLVE)
+  }
+}
 
 /* The fatal-signal handlers go in when the heap opens. */
-__attribute__((constructor)) static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }
+__attribute__((constructor)) AMBER_START_TEXT static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }
 
 /* ---- whole operations on the heap, on interpose.h's reading and writing ---- */
 

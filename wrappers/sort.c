@@ -15,6 +15,18 @@
  * stack when small: frames below the region's own are private to it (no
  * word locks, no undo).
  *
+ * A region's sort may be left in the middle, by siglongjmp: the comparator
+ * (its clone) meets a conflict and the transaction restarts, or it calls
+ * amber_retry or amber_cancel.  So inside a region the sort is this file's
+ * merge sort (stable, as glibc's qsort is), not the C library's, whose
+ * temporary array (malloc'd above 1 KiB) would be lost at each such jump,
+ * and the copies it works on come from the transaction's scratch memory
+ * (amber_interpose_scratch), freed when the transaction ends whichever way
+ * it ends.  A crash (kill -9) mid-sort leaks nothing either: the copies are
+ * volatile, gone with the process, and the array itself is only written by
+ * the region's __amber_storen at the end, which recovery undoes with the
+ * rest of the uncommitted region (test/crash/qsort_kill.c).
+ *
  * Outside regions, on heap arrays: the volatile copy is read through the
  * engine in one snapshot, sorted with the caller's comparator, and the part
  * that changed is written back as one write, a transaction of its own (or
@@ -72,13 +84,37 @@ static size_t changed_span(const char *orig, const char *sorted, size_t total, s
   return h;
 }
 
-/* Private copies up to this size (both of them together) live on the stack. */
-#define STACK_COPY 8192
+/* Stable merge sort of b[0, n) (elements of size bytes) with tmp (as
+ * large) to merge into: glibc's msort, which qsort is for arrays it can
+ * copy, so a consistent comparator gives the C library's order. */
+static void merge_sort(char *b, size_t n, size_t size, char *tmp, const struct clone_cmp *x) {
+  if (n <= 1) return;
+  size_t n1 = n / 2, n2 = n - n1;
+  char *b1 = b, *b2 = b + n1 * size, *t = tmp;
+  merge_sort(b1, n1, size, tmp, x);
+  merge_sort(b2, n2, size, tmp, x);
+  while (n1 && n2) {
+    if (call_clone(b1, b2, (void *)x) <= 0) {
+      memcpy(t, b1, size);
+      b1 += size;
+      n1--;
+    } else {
+      memcpy(t, b2, size);
+      b2 += size;
+      n2--;
+    }
+    t += size;
+  }
+  if (n1) memcpy(t, b1, n1 * size);
+  memcpy(b, tmp, (n - n2) * size); /* what is left of the second half is in place */
+}
+
+/* Private copies up to this size (all three together) live on the stack. */
+#define STACK_COPY 12288
 
 /* Inside a region: sorts base[0, n) (persistent or ordinary) as part of the
- * region's transaction.  A malloc'd copy (arrays over STACK_COPY / 2) is
- * lost when the transaction restarts mid-sort (a conflict found by the
- * read or by the comparator's clone): the restart leaves by siglongjmp. */
+ * region's transaction, on copies the transaction frees if it is left
+ * mid-sort (above). */
 static void region_sort(const char *fn, void *base, size_t n, size_t size, cmp_fn cmp, cmp_r_fn cmp_r, void *arg) {
   size_t total = bytes(n, size);
   if (wrap_touches(base, total)) amber_interpose_check_usable(fn, base);
@@ -88,15 +124,15 @@ static void region_sort(const char *fn, void *base, size_t n, size_t size, cmp_f
   if (n < 2 || !size) return;
   if (!total) amber_wrap_nomem(fn, base, 0); /* n * size overflows */
   char small[STACK_COPY];
-  char *orig = total <= sizeof small / 2 ? small : total <= SIZE_MAX / 2 ? malloc(2 * total) : NULL;
+  char *orig = total <= sizeof small / 3 ? small : total <= SIZE_MAX / 3 ? amber_interpose_scratch(3 * total) : NULL;
   if (!orig) amber_wrap_nomem(fn, base, total);
   char *sorted = orig + total;
   __amber_loadn(orig, base, total);
   memcpy(sorted, orig, total);
-  REAL(qsort_r)(sorted, n, size, call_clone, &x);
+  merge_sort(sorted, n, size, sorted + total, &x);
   size_t lo, hi = changed_span(orig, sorted, total, &lo);
   if (lo < hi) __amber_storen((char *)base + lo, sorted + lo, hi - lo);
-  if (orig != small) free(orig);
+  if (orig != small) amber_interpose_scratch_free(orig);
 }
 
 /* Sorts the heap array base[0, n) through a volatile copy. */

@@ -31,16 +31,23 @@
  * program that never touches the heap paid to start, issue 27 item 5).
  * The pointer is one per name in libamber (a weak hidden definition in
  * every file that names it, merged by the linker), so an interceptor and
- * real.c's forwarder of the same name share one look-up.  Some must not be
- * looked up late: what a signal handler or a child after fork may call,
- * amber's fatal-error and fault-report paths, what is called with a lock
- * held (dlsym takes the loader's lock, which a thread running a dlopen'ed
- * constructor holds), and the allocator that dlsym itself calls.  core.c
- * resolves that explicit list at load, with the reason for each group.  A
- * result inside libamber itself is refused; while this thread is inside
- * dlsym (which may allocate and so call back into us) TRY_REAL(fn) is
- * NULL and the caller uses a plain fallback (byte loops; alloc.c drops a
- * free and copies a realloc until the next allocator is known).
+ * real.c's forwarder of the same name share one look-up.  The look-up is
+ * not dlsym but nextsym.c's walk of the start-up objects' symbol tables,
+ * the same answer without a lock, an allocation or error state, so a
+ * first call may come from anywhere: a signal handler, a child after fork,
+ * amber's fatal-error and fault-report paths, code holding a lock (dlsym
+ * takes the loader's lock, which a thread running a dlopen'ed constructor
+ * holds), the allocator that dlsym itself calls (and at start only the
+ * allocator is looked up: an amber program that never touches the heap
+ * pays one dl_iterate_phdr and four look-ups, issue 27 item 5).  dlsym serves only names no start-up
+ * object defines, and calls before libamber's first constructor; where
+ * nextsym.c cannot vouch for its answer, core.c resolves the functions
+ * those contexts call (an explicit list, with the reason for each group)
+ * at load with dlsym instead.  A dlsym result inside libamber itself is
+ * refused; while this thread is inside dlsym (which may allocate and so
+ * call back into us) TRY_REAL(fn) is NULL unless nextsym.c knows fn, and
+ * the caller uses a plain fallback (byte loops; alloc.c drops a free and
+ * copies a realloc until the next allocator is known).
  *
  * The runtime is reached only through runtime/interpose.h, included below:
  * no other runtime header is included from wrappers/.
@@ -67,14 +74,15 @@
 
 /* ---- the real functions ---- */
 
-/* Returns dlsym(RTLD_NEXT, name), or NULL while this thread is already
- * inside dlsym, or when the symbol is missing or is libamber's own
- * (core.c). */
+/* Returns dlsym(RTLD_NEXT, name)'s answer (nextsym.c's, else dlsym's), or
+ * NULL when only dlsym could answer and this thread is already inside it,
+ * or when the symbol is missing or is libamber's own (core.c). */
 void *amber_wrap_resolve(const char *name);
 _Noreturn void amber_wrap_missing(const char *name);
 
 /* REAL(fn) is the next definition of fn, of fn's own type, resolved at its
- * first use (or at load, for core.c's eager list).  TRY_REAL(fn) may be
+ * first use (or at load, for core.c's eager list where nextsym.c cannot
+ * serve).  TRY_REAL(fn) may be
  * NULL: only while this thread is inside dlsym already, or when fn is
  * missing.  REAL(fn) stops the program with a message when fn cannot be
  * found.
@@ -90,7 +98,7 @@ _Noreturn void amber_wrap_missing(const char *name);
  * plain moves. */
 #define WRAP_REAL(fn)                                                          \
   extern __typeof__(fn) *amber_real_##fn __attribute__((visibility("hidden"))); \
-  __attribute__((weak, visibility("hidden"))) __typeof__(fn) *amber_real_##fn; \
+  __attribute__((weak, visibility("hidden"))) AMBER_START_DATA __typeof__(fn) *amber_real_##fn; \
   __attribute__((unused)) static inline __typeof__(fn) *try_real_##fn(void) {  \
     __typeof__(fn) *f = __atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE);   \
     if (__builtin_expect(f != NULL, 1)) return f;                              \

@@ -16,4 +16,13 @@ void amber_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Internal invariant violated: a bug in amber, not in the user's program. */
 #define AMBER_BUG(...) amber_fatal("internal: " __VA_ARGS__)
 
+/* What every process runs at start, even one that never touches the heap
+ * (libamber's constructors and what they call, the module constructor's
+ * calls), and the variables they write: kept together, so that loading
+ * them faults in a page or two rather than one per file (issue 27 item 5;
+ * the linker gathers .text.startup at the start of .text, and amber_start
+ * is one section of its own). */
+#define AMBER_START_TEXT __attribute__((section(".text.startup")))
+#define AMBER_START_DATA __attribute__((section("amber_start")))
+
 #endif

@@ -13,15 +13,21 @@ struct table {
   size_t cap; /* power of two */
   struct __amber_clone slot[];
 };
-static struct table *tab;
-static size_t used;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+AMBER_START_DATA static struct table *tab;
+AMBER_START_DATA static size_t used;
+/* The first table is static: a module constructor's registration then
+ * allocates nothing, and a program that never allocates does not
+ * initialise malloc (two brk and a getrandom) to start (issue 27 item 5).
+ * One page: one page fault. */
+#define INITIAL_CAP 128
+static _Alignas(4096) unsigned char initial[sizeof(struct table) + INITIAL_CAP * sizeof(struct __amber_clone)];
+AMBER_START_DATA static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline size_t hash(const void *fn, size_t cap) {
   return (size_t)(((uintptr_t)fn >> 4) * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
 }
 
-static void put(struct table *t, void *fn, void *clone) {
+AMBER_START_TEXT static void put(struct table *t, void *fn, void *clone) {
   for (size_t h = hash(fn, t->cap);; h = (h + 1) & (t->cap - 1)) {
     if (t->slot[h].fn == fn || !t->slot[h].fn) {
       t->slot[h].clone = clone;
@@ -31,13 +37,13 @@ static void put(struct table *t, void *fn, void *clone) {
   }
 }
 
-void __amber_register_clones(const struct __amber_clone *entries, size_t n) {
+AMBER_START_TEXT void __amber_register_clones(const struct __amber_clone *entries, size_t n) {
   pthread_mutex_lock(&lock);
   struct table *t = tab;
   if (!t || 2 * (used + 2 * n) > t->cap) {
-    size_t cap = t ? t->cap : 256;
+    size_t cap = t ? t->cap : INITIAL_CAP;
     while (2 * (used + 2 * n) > cap) cap *= 2;
-    struct table *nt = calloc(1, sizeof *nt + cap * sizeof nt->slot[0]);
+    struct table *nt = !t && cap == INITIAL_CAP ? (struct table *)initial : calloc(1, sizeof *nt + cap * sizeof nt->slot[0]);
     if (!nt) amber_fatal("out of memory for the clone registry (%zu entries)", cap);
     nt->cap = cap;
     if (t)

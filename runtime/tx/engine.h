@@ -21,6 +21,11 @@ struct amber_engine {
   /* Optional: outside transactions, brings the master (the data area) up to
    * date with every committed write that can be written back now. */
   void (*sync)(void);
+  /* Optional: outside regions, returns once every commit thread `t` made
+   * (and every commit those depend on) is durable; commits made under
+   * t->defer_durability may have returned before (amber_wait_durable).
+   * Without it, every commit is durable when it returns. */
+  void (*wait_durable)(struct amber_thread *t);
   /* Optional: the thread that ran `t` is ending (outside any region). */
   void (*thread_fini)(struct amber_thread *t);
   /* Optional: a debugger stopped the process (debugger.c).  Calls fn for

@@ -20,9 +20,9 @@ int amber_tx_ready;
 __thread int amber_tx_opening;
 
 /* Set once, by the process layer's constructor, before any transaction. */
-static void (*opener)(void);
+AMBER_START_DATA static void (*opener)(void);
 
-void amber_tx_set_opener(void (*open)(void)) { opener = open; }
+AMBER_START_TEXT void amber_tx_set_opener(void (*open)(void)) { opener = open; }
 
 void amber_tx_open_slow(void) {
   if (!opener)
@@ -69,6 +69,28 @@ void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n) {
   amber_tx_undo_volatile(t, addr, n);
 }
 
+void *amber_tx_scratch(struct amber_thread *t, size_t n) {
+  if (t->nscratch == AMBER_TX_SCRATCH_MAX)
+    amber_fatal("%s holds %d volatile scratch blocks (sorts nested that deep in one region); sort outside the comparator",
+                amber_tx_name(t), AMBER_TX_SCRATCH_MAX);
+  void *p = malloc(n);
+  if (p) t->scratch[t->nscratch++] = p;
+  return p;
+}
+
+void amber_tx_scratch_free(struct amber_thread *t, void *p) {
+  for (int i = t->nscratch; i-- > 0;)
+    if (t->scratch[i] == p) {
+      t->scratch[i] = t->scratch[--t->nscratch];
+      break;
+    }
+  free(p);
+}
+
+static void free_scratch(struct amber_thread *t) {
+  while (t->nscratch) free(t->scratch[--t->nscratch]);
+}
+
 static void undo_volatile(struct amber_thread *t) {
   while (t->nundo) {
     struct amber_undo *u = &t->undo[--t->nundo];
@@ -85,6 +107,7 @@ static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   t->nptrc = 0;
   amber_alloc_abort(t);
   t->nvfree = 0;
+  free_scratch(t); /* the frames that used it are left by siglongjmp */
   amber_tx_engine->abort(t);
   t->aborts[why]++;
 }
@@ -163,6 +186,7 @@ static void end(struct amber_thread *t) {
   t->nptrc = 0;
   for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
   t->nvfree = 0;
+  free_scratch(t);
   t->desc = NULL;
   t->what = NULL;
   amber_pm_quiesce(AMBER_QUIESCE_TX);

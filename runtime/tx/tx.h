@@ -29,6 +29,9 @@ enum amber_abort_reason {
 
 struct amber_alloc_rec; /* tx/alloc.h */
 
+/* Scratch blocks one transaction may hold at once (nested sorts). */
+#define AMBER_TX_SCRATCH_MAX 8
+
 /* A word the pointer check looks at when its transaction commits
  * (tx/ptrcheck.h): canonical heap address, the value stored, and the
  * site of a store outside regions (NULL inside them). */
@@ -48,6 +51,7 @@ struct amber_thread {
   int depth;       /* region nesting; 0 outside regions */
   int writer;      /* this transaction may write persistent memory */
   int wrote;       /* set by the engine on the first persistent write */
+  int defer_durability; /* amber_defer_durability_begin depth: commits need not be durable at return */
   int iso;         /* isolation level of the outermost region (AMBER_SI, ...) */
   int kind;        /* its kind: AMBER_KIND_ATOMIC or AMBER_KIND_PERSISTENT */
   /* AMBER_VGUARD_*: the running transaction's accesses to ordinary memory
@@ -87,6 +91,10 @@ struct amber_thread {
   /* Volatile (non-heap) frees requested inside a region: done at commit. */
   void **vfree;
   size_t nvfree, capvfree;
+  /* Volatile scratch memory of the running transaction (wrappers/sort.c's
+   * copies): freed when it ends, committed or undone (amber_tx_scratch). */
+  void *scratch[AMBER_TX_SCRATCH_MAX];
+  int nscratch;
   /* Operational records (tx/op.h): AMBER_OP_*; capture: the input stream
    * so far (opbuf, opn of opcap bytes); replay: the recorded stream (opin,
    * opn bytes, oprd consumed). */
@@ -257,6 +265,13 @@ static inline void amber_tx_vread(struct amber_thread *t, const void *addr, void
  * then the undo record an abort restores (neither for AMBER_UNISOLATED
  * variables). */
 void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n);
+/* Inside a transaction: n bytes of volatile memory (malloc) that it holds
+ * until it ends: freed at its commit and when it is undone (a restart or
+ * amber_cancel leaves by siglongjmp, past the frames that used it, which
+ * would otherwise leak it); NULL when out of memory.
+ * amber_tx_scratch_free frees one before that. */
+void *amber_tx_scratch(struct amber_thread *t, size_t n);
+void amber_tx_scratch_free(struct amber_thread *t, void *p);
 
 struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t);
 /* Records the old content of a volatile location the transaction is about to

@@ -394,6 +394,7 @@ const struct amber_engine amber_engine_mvcc = {
     .area_fits = mv_area_fits,
     .sync = mv_sync,
     .thread_fini = mv_thread_fini,
+    .wait_durable = mv_wait_durable,
     .stats = mv_stats,
     .debug_view = mv_debug_view,
     .area_size = mv_area_size,

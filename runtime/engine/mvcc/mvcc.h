@@ -44,7 +44,11 @@ struct mv_copy {
   uint32_t unlinked;       /* atomic: removed from its chain and, if written back, fenced */
   uint32_t ring;           /* owner's OLog ring, where this version's commit record is (immutable) */
   uint32_t lo, hi;         /* the bytes [lo, hi) of the block this transaction stored (its OLog range) */
-  uint64_t reserved[2];
+  /* Early lock release: the sync ticket of this version's record, 0 when it
+   * was durable at commit; durable once amber_pm_fence_durable(ticket).
+   * Set before linking. */
+  uint64_t ticket;
+  uint64_t reserved;
   char data[];             /* the block, at offset 64 */
 };
 #define MV_COPY_HDR 64u
@@ -92,11 +96,6 @@ struct mv_thread {
   int persistent;               /* the running transaction is an AMBER_PERSISTENT region */
   uint32_t parked;              /* waiting inside its transaction, at a quiescent state (park.c) */
   struct mv_thread *next;       /* registry (append-only) */
-  /* Early lock release (docs/engines/mvcc.md, "Early lock release"): the
-   * commit ts of this thread's transaction whose record is not yet durable
-   * (0: none; at most one at a time), and its sync ticket.  Set (ticket
-   * first) before its copies are linked, cleared once durable. */
-  uint64_t pend_cts, pend_ticket;
 
   /* Private to the owning thread. */
   _Alignas(64) char *ring;      /* TLog: nslots slots of slot_size bytes */
@@ -119,6 +118,15 @@ struct mv_thread {
   unsigned ncdep;
   int cdep_over;
   uint64_t cwait;
+  /* Deferred durability (amber_defer_durability_begin): dfr_wait, the
+   * largest ticket the thread must wait for before the program may
+   * acknowledge what it did (its own deferred records, what its regions
+   * read); own_ticket and own_cts, the ticket and commit ts of its newest
+   * record, which may not be durable yet: the next record of its ring
+   * names it (an own-ring cdep), so that recovery can tell a deferred batch
+   * torn by a crash from damage (docs/engines/mvcc.md, "Deferred
+   * durability"). */
+  uint64_t dfr_wait, own_ticket, own_cts;
   int mode;                     /* enum mv_mode */
   int in_tx;
   uint64_t *rs;                 /* read set (block indexes), SER and LIN */
@@ -536,6 +544,7 @@ void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n);
 void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
+void mv_wait_durable(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
 
 /* vmem.c: ordinary memory under the engine's timestamps (the engine's

@@ -253,6 +253,10 @@ uint64_t mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t 
   if (mv.olog_bytes - off < n) { /* pad to the ring's end */
     uint64_t rest = mv.olog_bytes - off;
     if (rest >= sizeof(struct mv_rec)) {
+      /* Deferred durability: the ring's earlier records durable first, so
+       * that a pad (which names no earlier record) after a broken record
+       * is still damage (scan.c). */
+      amber_pm_fence_wait(m->own_ticket);
       struct mv_rec *p = (struct mv_rec *)(mv_ring_bytes(m->ring_id) + off);
       memset(p, 0, sizeof *p);
       p->magic = MV_PAD_MAGIC;

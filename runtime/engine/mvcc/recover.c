@@ -250,6 +250,13 @@ static int ops_elsewhere(const struct mv_logs *L, size_t from) {
   return 1;
 }
 
+/* Dropped records by ring, newest (largest sequence number) first. */
+static int newest_first(const void *a, const void *b) {
+  const struct mv_found *x = a, *y = b;
+  if (x->ring != y->ring) return x->ring < y->ring ? -1 : 1;
+  return x->r->seq > y->r->seq ? -1 : x->r->seq < y->r->seq;
+}
+
 uint64_t mv_recover_logs(void) {
   struct mv_logs L;
   /* Validation refused a damaged heap at open (mv_validate); this is the
@@ -276,13 +283,18 @@ uint64_t mv_recover_logs(void) {
   mv.dropped = L.ndropped;
   if (L.ndropped) {
     mv.heap->recovery_work = 1;
+    /* Under deferred durability a ring may hold several (a torn batch, or
+     * the records after a dropped one): erased newest first, each fenced,
+     * so that an erased record is never followed by an intact dropped one
+     * (a zeroed record ends the ring's scan; what lay after it would stay). */
+    if (L.ndropped > 1) qsort(L.drop, L.ndropped, sizeof *L.drop, newest_first);
     for (size_t k = 0; k < L.ndropped; k++) {
       struct mv_rec *r = (struct mv_rec *)L.drop[k].r;
       memset(r, 0, sizeof *r);
       amber_pm_wrote(r, sizeof *r);
       amber_pm_flush(r, sizeof *r, AMBER_PM_LOG);
+      if (k + 1 == L.ndropped || L.drop[k + 1].ring == L.drop[k].ring) amber_pm_fence(AMBER_PM_LOG);
     }
-    amber_pm_fence(AMBER_PM_LOG);
     amber_info("heap %s: recovery dropped %zu OLog records of commits never acknowledged (a commit they read from was "
                "not durable at the crash)",
                mv.heap->path, L.ndropped);

@@ -3,7 +3,8 @@
  *
  * A crash can leave exactly one incomplete thing per log: the record an
  * OLog ring was appending (each record is fenced before the next one is
- * written), the entries of a checkpoint round whose boundary never became
+ * written; under deferred durability, a batch of records whose later ones
+ * each name their predecessor: deferred_tail), the entries of a checkpoint round whose boundary never became
  * durable (they all have cts >= c), one undo entry of an irrevocable
  * transaction (each is fenced), and the one log header being rewritten (the
  * other stays valid).  Anything else that fails its checksum was damaged
@@ -79,6 +80,47 @@ static int damage(struct mv_logs *L, const char *fmt, ...) {
   return 0;
 }
 
+static void add_drop(struct mv_logs *L, const struct mv_rec *r, uint32_t ring) {
+  if (L->ndropped == L->capdrop) {
+    L->capdrop = L->capdrop ? L->capdrop * 2 : 16;
+    L->drop = realloc(L->drop, L->capdrop * sizeof *L->drop);
+    if (!L->drop) amber_fatal("mvcc recovery: out of memory for dropped records");
+  }
+  L->drop[L->ndropped++] = (struct mv_found){r, ring, 1};
+}
+
+/* Deferred durability (docs/engines/mvcc.md): a thread may write records
+ * before its earlier ones are durable, and one sync makes them durable in
+ * no order, so a crash can leave a broken record followed by intact later
+ * ones of the same ring.  Each such later record names its predecessor, of
+ * its own ring, as a conditional dependency (it was written while that one
+ * was not durable: txn.c), and none was acknowledged (the thread's wait
+ * covers its newest record's ticket, which is above the broken one's).
+ * When every intact record after the break (within what the ring holds)
+ * names its own ring so, they are that torn batch: dropped (and erased by
+ * recovery) and 1 is returned; else 0 (damage).  A pad record names
+ * nothing: it is written only once the ring's earlier records are durable
+ * (plog.c). */
+static int deferred_tail(struct mv_logs *L, uint32_t i, uint64_t seq) {
+  const char *ring = mv_ring_bytes(i);
+  uint64_t most = mv_oq_n();
+  size_t first = L->ndropped;
+  for (uint64_t off = 0; off + sizeof(struct mv_rec) <= mv.olog_bytes; off += 8) {
+    const struct mv_rec *r = (const struct mv_rec *)(ring + off);
+    if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= most ||
+        r->len < sizeof *r || r->len % 8 || r->len > mv.olog_bytes - off || r->crc != mv_rec_crc(r))
+      continue;
+    int own = 0;
+    for (unsigned k = 0; r->magic == MV_REC_MAGIC && k < MV_CDEPS; k++) own |= r->cdep[k] && r->cdep_ring[k] == i;
+    if (!own) {
+      L->ndropped = first;
+      return 0;
+    }
+    add_drop(L, r, i);
+  }
+  return 1;
+}
+
 /* Ring i from its durable tail: the records in order while they have the
  * expected sequence number and checksum; then whether the break is a torn
  * tail or damage. */
@@ -108,6 +150,7 @@ static void scan_ring(struct mv_logs *L, uint32_t i, size_t *cap) {
   uint64_t lo, hi, clo, chi;
   uint64_t n = mv_ring_later(i, seq, &lo, &hi, &clo, &chi);
   if (!n) return; /* a torn last record: its commit was never acknowledged */
+  if (deferred_tail(L, i, seq)) return; /* a deferred batch the crash tore: never acknowledged */
   char range[160] = "";
   if (clo <= chi)
     snprintf(range, sizeof range, ", commit timestamps %llu to %llu", (unsigned long long)clo, (unsigned long long)chi);
@@ -338,12 +381,7 @@ static void drop_unacknowledged(struct mv_logs *L) {
       L->rec[out++] = L->rec[k];
       continue;
     }
-    if (L->ndropped == L->capdrop) {
-      L->capdrop = L->capdrop ? L->capdrop * 2 : 16;
-      L->drop = realloc(L->drop, L->capdrop * sizeof *L->drop);
-      if (!L->drop) amber_fatal("mvcc recovery: out of memory for dropped records");
-    }
-    L->drop[L->ndropped++] = L->rec[k];
+    add_drop(L, L->rec[k].r, L->rec[k].ring);
   }
   L->nrec = out;
 }

@@ -154,31 +154,31 @@ static inline void check_doomed(struct amber_thread *t, struct mv_thread *m) {
  * record's loss from a crash (docs/engines/mvcc.md, "Cross-ring
  * dependencies").  Own versions need nothing: the ring's own sequence
  * shows a lost earlier record of it. */
-/* Early lock release: v's record may not be durable yet (its owner's
- * pend_cts is v's cts and its ticket has not completed).  The transaction
- * then depends on it conditionally: its record lists v (at most one entry
- * per ring: a ring has one undurable record at a time), and it returns to
- * the program only once v is durable (cwait).  The owner sets pend_ticket
- * before pend_cts and links v after both, so a reader that finds v's cts
- * there reads v's ticket or a later one of the same owner (a larger wait,
- * never a smaller). */
-static void note_cdep(struct mv_thread *m, const struct mv_copy *v) {
-  struct mv_thread *o = v->owner;
-  if (__atomic_load_n(&o->pend_cts, __ATOMIC_ACQUIRE) != v->cts) return;
-  uint64_t k = __atomic_load_n(&o->pend_ticket, __ATOMIC_ACQUIRE);
-  if (amber_pm_fence_durable(k)) return;
+/* Early lock release: v's record may not be durable yet (v's ticket has
+ * not completed).  The transaction then depends on it conditionally: its
+ * record lists v (at most one entry per ring, its newest: a record of a
+ * ring implies the earlier ones), and it returns to the program only once v
+ * is durable (cwait; under deferred durability, amber_wait_durable).  The
+ * owner sets v's ticket before linking v. */
+static void add_cdep(struct mv_thread *m, uint64_t cts, uint32_t ring, uint64_t k) {
   if (k > m->cwait) m->cwait = k;
   for (unsigned i = 0; i < m->ncdep; i++)
-    if (m->cdep_ring[i] == v->ring) {
-      if (v->cts > m->cdep[i]) m->cdep[i] = v->cts;
+    if (m->cdep_ring[i] == ring) {
+      if (cts > m->cdep[i]) m->cdep[i] = cts;
       return;
     }
   if (m->ncdep == MV_CDEPS) {
     m->cdep_over = 1;
     return;
   }
-  m->cdep[m->ncdep] = v->cts;
-  m->cdep_ring[m->ncdep++] = (uint16_t)v->ring;
+  m->cdep[m->ncdep] = cts;
+  m->cdep_ring[m->ncdep++] = (uint16_t)ring;
+}
+
+static void note_cdep(struct mv_thread *m, const struct mv_copy *v) {
+  uint64_t k = v->ticket;
+  if (amber_pm_fence_durable(k)) return;
+  add_cdep(m, v->cts, v->ring, k);
 }
 
 static inline void note_dep(struct mv_thread *m, const struct mv_copy *v) {
@@ -201,6 +201,24 @@ static inline void wait_cdeps(struct mv_thread *m) {
     m->ncdep = 0;
     m->cdep_over = 0;
   }
+}
+
+/* Deferred durability (amber_defer_durability_begin, not for stray
+ * batches): the thread's commits return before they are durable, and the
+ * program acknowledges nothing before amber_wait_durable. */
+static inline int deferring(const struct amber_thread *t) { return t->defer_durability > 0 && !t->batch && mv.elr && !mv.eager; }
+
+/* Before a region returns: with deferred durability, what it read that was
+ * not durable is waited for by amber_wait_durable; else now. */
+static inline void settle_cdeps(struct amber_thread *t, struct mv_thread *m) {
+  if (deferring(t) && m->cwait) {
+    if (m->cwait > m->dfr_wait) m->dfr_wait = m->cwait;
+    m->cwait = 0;
+    m->ncdep = 0;
+    m->cdep_over = 0;
+    return;
+  }
+  wait_cdeps(m);
 }
 
 /* The version of block `blk` this transaction reads. */
@@ -535,7 +553,7 @@ void mv_commit(struct amber_thread *t) {
     return;
   }
   if (m->head == m->txstart && !m->nvw) { /* read-only: nothing shared was written */
-    wait_cdeps(m);
+    settle_cdeps(t, m);
     end_tx(m);
     m->retries = 0;
     wait_return(m->maxseen);
@@ -585,6 +603,10 @@ void mv_commit(struct amber_thread *t) {
    * what it read first.  More conditional dependencies than a record holds:
    * wait for them before committing. */
   int defer = mv.elr && !m->nvw;
+  /* The thread's previous record may not be durable yet (deferred
+   * durability): this record names it, its own ring's, so that recovery
+   * takes the two for a batch a crash tore, not damage (scan.c). */
+  if (m->own_ticket && !amber_pm_fence_durable(m->own_ticket)) add_cdep(m, m->own_cts, m->ring_id, m->own_ticket);
   if (m->cdep_over || (m->nvw && m->cwait)) wait_cdeps(m);
   uint64_t w = to_committing(t, m);
   uint64_t mx = m->local > m->maxseen ? m->local : m->maxseen;
@@ -600,8 +622,6 @@ void mv_commit(struct amber_thread *t) {
    * the unlock, and the region returns only after it. */
   uint64_t ticket = mv_olog_append(m, cts, rec, in ? t->desc->op_id : 0, in, (uint32_t)t->opn, defer);
   if (ticket) {
-    __atomic_store_n(&m->pend_ticket, ticket, __ATOMIC_RELAXED);
-    __atomic_store_n(&m->pend_cts, cts, __ATOMIC_RELEASE); /* before any copy is linked */
     __atomic_add_fetch(&mv.elr_commits, 1, __ATOMIC_RELAXED);
     if (m->ncdep) __atomic_add_fetch(&mv.elr_conditional, 1, __ATOMIC_RELAXED);
   }
@@ -610,6 +630,7 @@ void mv_commit(struct amber_thread *t) {
   for (uint64_t pos = m->txstart; pos < m->head; pos++) {
     struct mv_copy *x = mv_slot(m, pos);
     x->cts = cts;
+    x->ticket = ticket; /* before the link: a reader that finds x reads it */
     x->older = __atomic_load_n(&x->ctl->head, __ATOMIC_ACQUIRE);
     __atomic_store_n(&x->ctl->head, x, __ATOMIC_RELEASE);
   }
@@ -629,9 +650,18 @@ void mv_commit(struct amber_thread *t) {
    * checkpoint round takes an undurable version) and before the region
    * returns (no acknowledged commit is lost).  This thread leads the sync
    * itself when none runs (msync.c). */
-  if (ticket) {
+  /* Deferred durability: the wait is amber_wait_durable's (the ticket is at
+   * least every dependency's, and the program acknowledges nothing before
+   * it); the horizon may move on meanwhile: a checkpoint round that takes
+   * these versions fences after this publish, and a sync covers every range
+   * published before it started (msync.c), so the record and its
+   * dependencies are durable before the round's boundary is. */
+  m->own_ticket = ticket;
+  m->own_cts = cts;
+  if (ticket && deferring(t)) {
+    if (ticket > m->dfr_wait) m->dfr_wait = ticket;
+  } else if (ticket) {
     amber_pm_fence_wait(ticket);
-    __atomic_store_n(&m->pend_cts, 0, __ATOMIC_RELEASE);
   }
   m->cwait = 0; /* the ticket is at least every dependency's */
   end_tx(m);
@@ -661,7 +691,7 @@ void mv_abort(struct amber_thread *t) {
   end_tx(m);
   /* A cancelled region returns to the program, which may act on what it read. */
   if (t->undoing == AMBER_ABORT_CANCEL) {
-    wait_cdeps(m);
+    settle_cdeps(t, m);
     wait_return(m->maxseen);
   }
   if (m->backoff) {
@@ -683,4 +713,14 @@ void mv_unlogged(struct amber_thread *t) {
   m->want_solo = 1;
   if (t->desc) __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_IRREVOCABLE, __ATOMIC_RELAXED);
   amber_tx_restart(t, AMBER_ABORT_IRREVOCABLE);
+}
+
+/* amber_wait_durable: every commit of this thread, and what its regions
+ * read, durable.  One wait for the largest ticket: syncs complete in
+ * ticket order (msync.c), so the smaller ones are durable too. */
+void mv_wait_durable(struct amber_thread *t) {
+  struct mv_thread *m = t->engine_data;
+  if (!m || !m->dfr_wait) return;
+  amber_pm_fence_wait(m->dfr_wait);
+  m->dfr_wait = 0;
 }

@@ -43,7 +43,9 @@ def cmd(*args):
     return out
 
 case("ok", cmd("SET", "base", "1"))
-case("inline", b"SET inline 1\r\n")
+case("inline", b"SET inline 1\r\n")  # Redis's inline form: a command, as telnet sends it
+case("inline-unbalanced", b'SET a "b\r\n')
+case("inline-too-big", b"x" * (70 * 1024))
 case("bad-multibulk", b"*x\r\n")
 case("negative-bulk", b"*2\r\n$-5\r\n")
 case("huge-bulk", b"*3\r\n$3\r\nSET\r\n$4\r\nhuge\r\n$9999999999\r\n")
@@ -53,7 +55,7 @@ case("no-crlf", b"*2\r\n$3\r\nGETx\r\n$1\r\nk\r\n")
 case("long-number", b"*1" + b"1" * 100)
 case("binary-garbage", bytes(range(256)))
 case("empty-array", b"*0\r\n" + cmd("PING"))
-case("pipelined-then-bad", cmd("SET", "piped", "yes") + b"$garbage\r\n")
+case("pipelined-then-bad", cmd("SET", "piped", "yes") + b"*2\r\n+GET\r\n")
 # A SET whose value never fully arrives: nothing of it may reach the heap.
 full = cmd("SET", "partial", "v" * 100000)
 case("mid-command", full[: len(full) // 2], then_close=True)
