@@ -109,6 +109,7 @@ void amber_pm_counters_sum(struct amber_pm_counters *out) {
   }
   pthread_mutex_unlock(&blocks_lock);
   out->syncs = amber_msync_syncs();
+  amber_msync_gather_counts(out->sync_gathers);
 }
 
 static uint64_t ns_to_cycles(uint64_t ns) { return (ns * tsc_khz + 500000) / 1000000; }
@@ -190,6 +191,10 @@ void amber_pm_init(void) {
   amber_pm_medium_check_option();
   page = (uintptr_t)sysconf(_SC_PAGESIZE);
   crash_at = amber_opt.crash_at;
+  if (amber_opt.pm_group_wait > 1000)
+    amber_fatal("AMBER_PM_GROUP_WAIT=%llu is out of range; give a percentage of the mean sync time from 0 (never wait) to 1000 "
+                "(the default is 50)", (unsigned long long)amber_opt.pm_group_wait);
+  amber_msync_set_gather((unsigned)amber_opt.pm_group_wait, 0);
   if (mode == AMBER_PM_MODE_SIM) {
     amber_sim_init();
     amber_pm_simulating = 1;
@@ -328,6 +333,14 @@ void amber_pm_fence_wait(uint64_t ticket) {
 }
 
 int amber_pm_fence_durable(uint64_t ticket) { return !ticket || amber_msync_durable(ticket); }
+
+void amber_pm_group_enter(void) {
+  if (amber_pm_tickets()) amber_msync_enter();
+}
+
+void amber_pm_group_leave(void) {
+  if (amber_pm_tickets()) amber_msync_leave();
+}
 
 /* ---- sites and planted bugs ---- */
 

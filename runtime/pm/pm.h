@@ -53,6 +53,8 @@ struct amber_pm_counters {
   uint64_t all_flushes, all_fences;
   uint64_t syncs; /* msync/fdatasync calls (AMBER_PM=msync) or model syncs (AMBER_SIM_MSYNC), all
                      threads: filled by amber_pm_counters_sum only */
+  uint64_t sync_gathers[3]; /* msync group commit: leaders that waited for siblings, of them ended by the last
+                               sibling's publish, by the bound (docs/engines/msync.md, "Gathering"); sum only */
 };
 
 /* One mapping of the heap file: `len` bytes at `addr` hold the file's bytes
@@ -108,6 +110,13 @@ uint64_t amber_pm_fence_publish_at(const struct amber_pm_site *site, enum amber_
 void amber_pm_fence_wait(uint64_t ticket);
 int amber_pm_fence_durable(uint64_t ticket);
 int amber_pm_tickets(void);
+/* Group commit's siblings (docs/engines/msync.md, "Gathering"): the calling
+ * thread is in a transaction that will publish a ticket soon (enter: at its
+ * first write), or no longer (leave: it ended without publishing; publish
+ * and wait leave by themselves).  A sync's leader waits, bounded, for the
+ * threads in between to publish.  No-ops unless amber_pm_tickets(). */
+void amber_pm_group_enter(void);
+void amber_pm_group_leave(void);
 /* flush + fence (two sites). */
 #define amber_pm_persist(addr, len, cat)                                                                      \
   do {                                                                                                        \

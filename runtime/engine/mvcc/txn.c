@@ -170,6 +170,7 @@ void mv_begin(struct amber_thread *t) {
 static void end_tx(struct mv_thread *m) {
   m->in_tx = 0;
   m->rd.mode = AMBER_READS_CALL;
+  if (mv.elr) amber_pm_group_leave(); /* ended without publishing (the commit's publish left already) */
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
   publish_end(m);
 }
@@ -372,6 +373,9 @@ static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
   if (t && t->batch_split && m->head > m->txstart &&
       (m->head - m->txstart >= m->nslots / 4 || (m->head - m->txstart + 1) * (mv.block + 64) >= mv.olog_bytes / 4))
     amber_tx_batch_split(t);
+  /* The first write: a commit that publishes a ticket follows (the
+   * sync's leader waits for it: msync.c, gathering). */
+  if (mv.elr && m->head == m->txstart) amber_pm_group_enter();
   for (;;) {
     struct mv_copy *x = mv_ring_alloc(m);
     if (x) return x;
