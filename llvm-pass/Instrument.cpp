@@ -26,6 +26,8 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/TargetParser/Triple.h"
+#include <algorithm>
+#include <cstddef>
 
 using namespace llvm;
 
@@ -55,7 +57,7 @@ cl::opt<bool> ClCalls(
 static cl::opt<bool> ClInlineLoads(
     "amber-inline-loads", cl::init(true), cl::Hidden,
     cl::desc("Inline the plain loads of region functions and clones, taken "
-             "when __amber_direct_reads() says the transaction reads in place"));
+             "as __amber_read_state() says at the function's entry"));
 
 static cl::opt<bool> ClCodePointers(
     "amber-code-pointers", cl::init(true), cl::Hidden,
@@ -66,7 +68,7 @@ STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
 STATISTIC(NumPtrLoads, "Number of pointer loads instrumented (__amber_loadp)");
 STATISTIC(NumPtrStores, "Number of pointer stores instrumented (__amber_storep)");
-STATISTIC(NumInlineLoads, "Number of loads given an inline path (ABI 4)");
+STATISTIC(NumInlineLoads, "Number of loads given an inline path (ABI 5)");
 STATISTIC(NumLoadsN, "Number of loads instrumented (generic callback)");
 STATISTIC(NumStoresN, "Number of stores instrumented (generic callback)");
 STATISTIC(NumAtomics, "Number of atomic accesses instrumented");
@@ -126,10 +128,14 @@ private:
   Value *Closure = nullptr;
   DenseMap<const Value *, bool> CapturedCache;
   // The inline-load state, made at the function's entry by the first load
-  // that gets an inline path: __amber_direct_reads() != 0 and the heap
-  // window and alias delta.
-  Value *Direct = nullptr, *HeapBase = nullptr, *HeapSize = nullptr,
-        *HeapDelta = nullptr;
+  // that gets an inline path: __amber_read_state() and what the frame keeps
+  // of it (its mode as three flags, the mvcc fields), the heap window and
+  // alias delta.
+  Value *Reads = nullptr, *Direct = nullptr, *Mv = nullptr, *Track = nullptr,
+        *Shift = nullptr, *Mask = nullptr, *Table = nullptr, *Self = nullptr,
+        *Settled = nullptr, *VTab = nullptr, *VMask = nullptr,
+        *VSettled = nullptr;
+  Value *HeapBase = nullptr, *HeapSize = nullptr, *HeapDelta = nullptr;
 
   bool skipAddress(Value *Addr);
   unsigned sizedBytes(Type *T); // 1/2/4/8 for a sized callback, else 0
@@ -306,19 +312,38 @@ Value *Instrumenter::emit(IRBuilder<> &B, StringRef Base, unsigned Bytes,
   return B.CreateTrunc(B.CreateExtractElement(CI, uint64_t(0)), Ret);
 }
 
-// Once per function, at its entry: whether the running transaction reads
-// in place (amber_interface.h, "Inline loads inside regions"), and the heap
-// window and alias delta.  It holds until this frame is left, so one call
-// serves every load of the frame.
+// Once per function, at its entry: how the running transaction's loads may
+// be done inline (amber_interface.h, "Inline loads inside regions"), and the
+// heap window and alias delta.  It holds until this frame is left, so one
+// call serves every load of the frame.
 void Instrumenter::makeDirectState() {
-  if (Direct)
+  if (Reads)
     return;
   BasicBlock &Entry = F.getEntryBlock();
   IRBuilder<> B(&Entry, Entry.getFirstInsertionPt());
-  FunctionCallee DR = abiFunction(M, "__amber_direct_reads",
-                                  FunctionType::get(I32, false));
-  Value *Mode = B.CreateCall(DR, {}, "amber.direct");
-  Direct = B.CreateICmpNE(Mode, ConstantInt::get(I32, 0));
+  FunctionCallee RS =
+      abiFunction(M, "__amber_read_state", FunctionType::get(Ptr, false));
+  Reads = B.CreateCall(RS, {}, "amber.reads");
+  auto Field = [&](Type *T, size_t Off, const char *Name) {
+    return B.CreateAlignedLoad(
+        T, B.CreateConstGEP1_64(B.getInt8Ty(), Reads, Off), Align(4), Name);
+  };
+  Value *Mode = Field(I32, offsetof(__amber_reads, mode), "amber.read_mode");
+  Direct = B.CreateICmpEQ(Mode, ConstantInt::get(I32, AMBER_READS_DIRECT));
+  Mv = B.CreateICmpUGE(Mode, ConstantInt::get(I32, AMBER_READS_MVCC));
+  Track = B.CreateICmpEQ(Mode, ConstantInt::get(I32, AMBER_READS_MVCC_LOG));
+  Shift = B.CreateZExt(Field(I32, offsetof(__amber_reads, shift), "amber.shift"),
+                       SizeT);
+  Mask = B.CreateSub(B.CreateShl(ConstantInt::get(SizeT, 1), Shift),
+                     ConstantInt::get(SizeT, 1), "amber.block_mask");
+  Table = Field(Ptr, offsetof(__amber_reads, table), "amber.table");
+  Self = Field(Ptr, offsetof(__amber_reads, self), "amber.self");
+  Settled = Field(B.getInt64Ty(), offsetof(__amber_reads, settled),
+                  "amber.settled");
+  VTab = Field(Ptr, offsetof(__amber_reads, vtab), "amber.vtab");
+  VMask = Field(B.getInt64Ty(), offsetof(__amber_reads, vmask), "amber.vmask");
+  VSettled = Field(B.getInt64Ty(), offsetof(__amber_reads, vsettled),
+                   "amber.vsettled");
   HeapBase = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_base"),
                           "amber.heap_base");
   HeapSize = B.CreateLoad(SizeT, abiGlobal(M, "__amber_heap_size"),
@@ -329,16 +354,29 @@ void Instrumenter::makeDirectState() {
 
 // A plain load of 1, 2, 4 or 8 bytes (or a vector of up to 64) in a region
 // function or clone:
-//   if (direct) {
+//   if (direct) {                                   // romulus
 //     off = p - heap_base;
 //     if (off < heap_size - (N - 1)) v = *(p + heap_delta);  // in the heap
 //     else if (off >= heap_size) v = *p;                      // ordinary
 //     else v = __amber_loadN(p);        // runs past the heap's end: fatal
+//   } else if (mv) {                                // mvcc
+//     off = p - heap_base;
+//     if (off < heap_size - (N - 1) && in one block) {
+//       c = table[off >> shift];
+//       if (!c) src = p + heap_delta;                           // the master
+//       else if (c->lock) goto slow;
+//       else if (!c->head) src = c->ckpt ? c->ckpt + in : p + heap_delta;
+//       else if (c->head->owner == self && c->head->cts < settled)
+//         src = c->head->data + in;                  // an own older version
+//       else goto slow;
+//       if (track) { if (n == cap) goto slow; push the block unless last }
+//       v = *src;
+//     } else slow: v = __amber_loadN(p);
 //   } else v = __amber_loadN(p);
 // A pointer-typed value that is a code handle goes to __amber_loadp, which
-// turns it into the function's address.  The inline loads are plain: the
-// runtime's answer for such a transaction is the same bytes (entry/access.c,
-// __amber_direct_reads).
+// turns it into the function's address.  The inline loads return what the
+// runtime's callback would (entry/access.c, __amber_read_state; for mvcc,
+// resolve() in engine/mvcc/txn.c and docs/engines/mvcc.md "Inline loads").
 bool Instrumenter::inlineLoad(LoadInst *LI) {
   Type *T = LI->getType();
   bool Code = isCodeCarrier(T);
@@ -357,7 +395,11 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   makeDirectState();
   Value *Addr = LI->getPointerOperand();
   Type *IT = Whole ? T : Type::getIntNTy(C, N * 8);
+  Type *I64 = Type::getInt64Ty(C);
   Align A = LI->getAlign();
+  // A version's data, a checkpoint copy's and the master's blocks start at
+  // 16-byte boundaries at least (mvcc.h); a wider alignment is not kept.
+  Align AV = std::min(A, Align(16));
   const DebugLoc &DLoc = LI->getDebugLoc();
 
   BasicBlock *Head = LI->getParent();
@@ -370,11 +412,21 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   BasicBlock *InHeap = NewBB("amber.load.heap");
   BasicBlock *Check2 = NewBB("amber.load.check2");
   BasicBlock *Ordinary = NewBB("amber.load.ordinary");
+  BasicBlock *MvTest = NewBB("amber.load.mvtest");
+  BasicBlock *MvCheck = NewBB("amber.load.mv");
+  BasicBlock *MvCtl = NewBB("amber.load.ctl");
+  BasicBlock *MvCtl2 = NewBB("amber.load.unlocked");
+  BasicBlock *MvCkpt = NewBB("amber.load.ckpt");
+  BasicBlock *MvHead = NewBB("amber.load.head");
+  BasicBlock *MvVer = NewBB("amber.load.version");
+  BasicBlock *MvSrc = NewBB("amber.load.src");
+  BasicBlock *MvLog = NewBB("amber.load.log");
+  BasicBlock *MvRead = NewBB("amber.load.read");
   BasicBlock *Slow = NewBB("amber.load.slow");
 
   IRBuilder<> B(Head);
   B.SetCurrentDebugLocation(DLoc);
-  B.CreateCondBr(Direct, Check, Slow);
+  B.CreateCondBr(Direct, Check, MvTest);
 
   B.SetInsertPoint(Check);
   Value *Off = B.CreateSub(B.CreatePtrToInt(Addr, SizeT), HeapBase, "amber.off");
@@ -384,7 +436,10 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   B.SetInsertPoint(Check2);
   B.CreateCondBr(B.CreateICmpUGE(Off, HeapSize), Ordinary, Slow);
 
+  // Each inline value, and the block it reaches the join from.
+  SmallVector<std::pair<Value *, BasicBlock *>, 3> Vals;
   auto Finish = [&](Value *V) {
+    Vals.push_back({V, B.GetInsertBlock()});
     if (!Code) {
       B.CreateBr(Join);
       return;
@@ -396,12 +451,171 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   };
   B.SetInsertPoint(InHeap);
   Value *Alias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.alias");
-  Value *VHeap = B.CreateAlignedLoad(IT, Alias, A);
-  Finish(VHeap);
+  Finish(B.CreateAlignedLoad(IT, Alias, A));
 
   B.SetInsertPoint(Ordinary);
-  Value *VOrd = B.CreateAlignedLoad(IT, Addr, A);
-  Finish(VOrd);
+  Finish(B.CreateAlignedLoad(IT, Addr, A));
+
+  // mvcc: the shadow table's entry, then the control header.
+  B.SetInsertPoint(MvTest);
+  B.CreateCondBr(Mv, MvCheck, Slow);
+
+  B.SetInsertPoint(MvCheck);
+  Value *MOff =
+      B.CreateSub(B.CreatePtrToInt(Addr, SizeT), HeapBase, "amber.off");
+  Value *MLim = B.CreateSub(HeapSize, ConstantInt::get(SizeT, N - 1));
+  Value *Ok = B.CreateICmpULT(MOff, MLim);
+  if (N > 1) {
+    Value *Last = B.CreateAdd(MOff, ConstantInt::get(SizeT, N - 1));
+    Value *Cross = B.CreateLShr(B.CreateXor(MOff, Last), Shift);
+    Ok = B.CreateAnd(Ok, B.CreateICmpEQ(Cross, ConstantInt::get(SizeT, 0)));
+  }
+  Value *Blk = B.CreateLShr(MOff, Shift, "amber.blk");
+  Value *In = B.CreateAnd(MOff, Mask, "amber.in");
+  BasicBlock *MvEntry = NewBB("amber.load.entry");
+  BasicBlock *MvOrdTest = Whole ? Slow : NewBB("amber.load.ordtest");
+  B.CreateCondBr(Ok, MvEntry, MvOrdTest);
+
+  B.SetInsertPoint(MvEntry);
+  Value *MAlias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.master");
+  LoadInst *Ctl = B.CreateAlignedLoad(
+      Ptr, B.CreateGEP(Ptr, Table, Blk), Align(8), "amber.ctl");
+  Ctl->setAtomic(AtomicOrdering::Acquire);
+  B.CreateCondBr(B.CreateIsNull(Ctl), MvSrc, MvCtl);
+
+  B.SetInsertPoint(MvCtl);
+  auto Word = [&](Type *Ty, Value *Base, size_t Off, AtomicOrdering O,
+                  const char *Name) {
+    LoadInst *L = B.CreateAlignedLoad(
+        Ty, B.CreateConstGEP1_64(B.getInt8Ty(), Base, Off), Align(8), Name);
+    if (O != AtomicOrdering::NotAtomic)
+      L->setAtomic(O);
+    return L;
+  };
+  Value *Lock = Word(I64, Ctl, AMBER_MV_CTL_LOCK,
+                     AtomicOrdering::SequentiallyConsistent, "amber.lock");
+  Value *VHead =
+      Word(Ptr, Ctl, AMBER_MV_CTL_HEAD, AtomicOrdering::Acquire, "amber.vhead");
+  Value *Ckpt =
+      Word(Ptr, Ctl, AMBER_MV_CTL_CKPT, AtomicOrdering::Acquire, "amber.ckpt");
+  B.CreateCondBr(B.CreateIsNull(Lock), MvCtl2, Slow);
+
+  B.SetInsertPoint(MvCtl2);
+  B.CreateCondBr(B.CreateIsNull(VHead), MvCkpt, MvHead);
+
+  B.SetInsertPoint(MvCkpt);
+  Value *FromCkpt = B.CreateSelect(
+      B.CreateIsNull(Ckpt), MAlias,
+      B.CreateGEP(B.getInt8Ty(), Ckpt, In, "amber.ckpt_data"));
+  B.CreateBr(MvSrc);
+
+  B.SetInsertPoint(MvHead);
+  Value *Owner = Word(Ptr, VHead, AMBER_MV_COPY_OWNER, AtomicOrdering::NotAtomic,
+                      "amber.owner");
+  Value *Cts =
+      Word(I64, VHead, AMBER_MV_COPY_CTS, AtomicOrdering::NotAtomic, "amber.cts");
+  B.CreateCondBr(B.CreateAnd(B.CreateICmpEQ(Owner, Self),
+                             B.CreateICmpULT(Cts, Settled)),
+                 MvVer, Slow);
+
+  B.SetInsertPoint(MvVer);
+  Value *FromVer = B.CreateGEP(
+      B.getInt8Ty(),
+      B.CreateConstGEP1_64(B.getInt8Ty(), VHead, AMBER_MV_COPY_DATA), In,
+      "amber.version_data");
+  B.CreateBr(MvSrc);
+
+  B.SetInsertPoint(MvSrc);
+  PHINode *Src = B.CreatePHI(Ptr, 3, "amber.src");
+  Src->addIncoming(MAlias, MvEntry);
+  Src->addIncoming(FromCkpt, MvCkpt);
+  Src->addIncoming(FromVer, MvVer);
+  B.CreateCondBr(Track, MvLog, MvRead);
+
+  // Serializable and linearizable: Item (a block, or an ordinary memory
+  // word's address) into the read log at LogOff / NOff / CapOff, unless it
+  // is the last one there; then on to Done (a full log: the callback).
+  auto Record = [&](size_t LogOff, size_t NOff, size_t CapOff, Value *Item,
+                    Type *ItemTy, BasicBlock *Done) {
+    BasicBlock *Last = NewBB("amber.load.last");
+    BasicBlock *Last2 = NewBB("amber.load.last2");
+    BasicBlock *Push = NewBB("amber.load.push");
+    Value *NPtr = B.CreateConstGEP1_64(B.getInt8Ty(), Reads, NOff);
+    Value *NR = B.CreateAlignedLoad(I64, NPtr, Align(8), "amber.rn");
+    Value *Cap = B.CreateAlignedLoad(
+        I64, B.CreateConstGEP1_64(B.getInt8Ty(), Reads, CapOff), Align(8),
+        "amber.rcap");
+    Value *Log = B.CreateAlignedLoad(
+        Ptr, B.CreateConstGEP1_64(B.getInt8Ty(), Reads, LogOff), Align(8),
+        "amber.rlog");
+    B.CreateCondBr(B.CreateICmpULT(NR, Cap), Last, Slow);
+    B.SetInsertPoint(Last);
+    B.CreateCondBr(B.CreateICmpEQ(NR, ConstantInt::get(I64, 0)), Push, Last2);
+    B.SetInsertPoint(Last2);
+    Value *Prev = B.CreateAlignedLoad(
+        ItemTy,
+        B.CreateGEP(ItemTy, Log, B.CreateSub(NR, ConstantInt::get(I64, 1))),
+        Align(8), "amber.rlast");
+    B.CreateCondBr(B.CreateICmpEQ(Prev, Item), Done, Push);
+    B.SetInsertPoint(Push);
+    B.CreateAlignedStore(Item, B.CreateGEP(ItemTy, Log, NR), Align(8));
+    B.CreateAlignedStore(B.CreateAdd(NR, ConstantInt::get(I64, 1)), NPtr,
+                         Align(8));
+    B.CreateBr(Done);
+  };
+  B.SetInsertPoint(MvLog);
+  Record(offsetof(__amber_reads, log), offsetof(__amber_reads, n),
+         offsetof(__amber_reads, cap), Blk, I64, MvRead);
+
+  B.SetInsertPoint(MvRead);
+  Finish(B.CreateAlignedLoad(IT, Src, AV));
+
+  // mvcc, ordinary memory: an aligned scalar whose lock-table word is even
+  // and old enough, read in place between two reads of the word (the
+  // seqlock of the engine's vread).
+  if (!Whole) {
+    B.SetInsertPoint(MvOrdTest);
+    BasicBlock *MvOrd = NewBB("amber.load.ordword");
+    BasicBlock *MvOrdRead = NewBB("amber.load.ordread");
+    BasicBlock *MvOrdOk = NewBB("amber.load.ordok");
+    BasicBlock *MvOrdLog = NewBB("amber.load.ordlog");
+    BasicBlock *MvOrdDone = NewBB("amber.load.orddone");
+    Value *PI = B.CreatePtrToInt(Addr, SizeT);
+    Value *Outside = B.CreateICmpUGE(MOff, HeapSize);
+    Value *Aligned = B.CreateICmpEQ(
+        B.CreateAnd(PI, ConstantInt::get(SizeT, N - 1)),
+        ConstantInt::get(SizeT, 0));
+    B.CreateCondBr(B.CreateAnd(Outside, Aligned), MvOrd, Slow);
+
+    B.SetInsertPoint(MvOrd);
+    Value *W = B.CreateGEP(
+        I64, VTab,
+        B.CreateAnd(B.CreateLShr(PI, ConstantInt::get(SizeT, 3)), VMask),
+        "amber.vword");
+    LoadInst *VW = B.CreateAlignedLoad(I64, W, Align(8), "amber.vversion");
+    VW->setAtomic(AtomicOrdering::Acquire);
+    Value *Even = B.CreateICmpEQ(B.CreateAnd(VW, ConstantInt::get(I64, 1)),
+                                 ConstantInt::get(I64, 0));
+    B.CreateCondBr(B.CreateAnd(Even, B.CreateICmpULT(VW, VSettled)),
+                   MvOrdRead, Slow);
+
+    B.SetInsertPoint(MvOrdRead);
+    LoadInst *VO = B.CreateAlignedLoad(IT, Addr, Align(N), "amber.vvalue");
+    VO->setAtomic(AtomicOrdering::Monotonic);
+    B.CreateFence(AtomicOrdering::Acquire);
+    LoadInst *VW2 = B.CreateAlignedLoad(I64, W, Align(8), "amber.vagain");
+    VW2->setAtomic(AtomicOrdering::Monotonic);
+    B.CreateCondBr(B.CreateICmpEQ(VW2, VW), MvOrdOk, Slow);
+
+    B.SetInsertPoint(MvOrdOk);
+    B.CreateCondBr(Track, MvOrdLog, MvOrdDone);
+    B.SetInsertPoint(MvOrdLog);
+    Record(offsetof(__amber_reads, vlog), offsetof(__amber_reads, vn),
+           offsetof(__amber_reads, vcap), W, Ptr, MvOrdDone);
+
+    B.SetInsertPoint(MvOrdDone);
+    Finish(VO);
+  }
 
   B.SetInsertPoint(Slow);
   Value *VSlow;
@@ -417,9 +631,9 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   B.CreateBr(Join);
 
   B.SetInsertPoint(LI);
-  PHINode *Phi = B.CreatePHI(IT, 3);
-  Phi->addIncoming(VHeap, InHeap);
-  Phi->addIncoming(VOrd, Ordinary);
+  PHINode *Phi = B.CreatePHI(IT, Vals.size() + 1);
+  for (auto &VB : Vals)
+    Phi->addIncoming(VB.first, VB.second);
   Phi->addIncoming(VSlow, Slow);
   Value *V = Code ? B.CreateIntToPtr(Phi, T) : Whole ? Phi : fromInt(B, Phi, T);
   V->takeName(LI);

@@ -15,9 +15,10 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 4 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
+#define AMBER_ABI_VERSION 5 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
                               __amber_loadp / __amber_storep; 4: inline loads in regions
-                              (__amber_direct_reads, __amber_heap_delta) */
+                              (__amber_direct_reads, __amber_heap_delta); 5: __amber_read_state
+                              replaces __amber_direct_reads (mvcc's inline shadow-table check) */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -182,21 +183,78 @@ void *__amber_clone_of(void *fn);
 extern uintptr_t __amber_heap_base;
 extern uintptr_t __amber_heap_size;
 
-/* Inline loads inside regions (ABI 4).  A region function or clone that
- * loads calls __amber_direct_reads() once on entry; when it returns nonzero,
- * the running transaction reads in place until this frame is left (by return
- * or by the runtime's jump to a restart): then each plain load of N bytes
- * (1, 2, 4 or 8, or a vector of up to 64) is done inline instead of through
- * __amber_loadN / __amber_loadp / __amber_loadn:
- *   (uintptr_t)p - __amber_heap_base <= __amber_heap_size - N:
- *       the N bytes at p + __amber_heap_delta (the runtime's alias);
- *   (uintptr_t)p - __amber_heap_base >= __amber_heap_size:
- *       the program's own load at p (ordinary memory needs no more);
- *   otherwise (the access runs past the heap's end): the callback.
+/* Inline loads inside regions (ABI 5).  A region function or clone that
+ * loads calls __amber_read_state() once on entry and keeps mode, shift,
+ * table, self and settled of the struct it returns for the frame: they hold
+ * until this frame is left (by return or by the runtime's jump to a
+ * restart).  Then each plain load of N bytes (1, 2, 4 or 8, or a vector of
+ * up to 64) is, with off = (uintptr_t)p - __amber_heap_base:
+ *   mode AMBER_READS_CALL: the callback (__amber_loadN / __amber_loadp /
+ *       __amber_loadn);
+ *   mode AMBER_READS_DIRECT (the engine reads in place: romulus):
+ *       off <= __amber_heap_size - N: the N bytes at p + __amber_heap_delta
+ *       (the runtime's alias); off >= __amber_heap_size: the program's own
+ *       load at p (ordinary memory needs no more); otherwise (the access
+ *       runs past the heap's end) the callback;
+ *   modes AMBER_READS_MVCC and AMBER_READS_MVCC_LOG (the mvcc engine):
+ *       off <= __amber_heap_size - N and the N bytes in one version block
+ *       (off >> shift == (off + N - 1) >> shift), with blk = off >> shift,
+ *       in = off & ((1 << shift) - 1), c = table[blk] (acquire):
+ *         c == NULL: the master, the N bytes at p + __amber_heap_delta;
+ *         else lock, head, ckpt: the words at c + AMBER_MV_CTL_LOCK
+ *         (seq_cst), c + AMBER_MV_CTL_HEAD (acquire), c + AMBER_MV_CTL_CKPT
+ *         (acquire), read in that order; lock != 0: the callback;
+ *         head == NULL: the N bytes at ckpt + in, or the master when ckpt
+ *         is NULL;
+ *         head's words at AMBER_MV_COPY_OWNER == self and at
+ *         AMBER_MV_COPY_CTS < settled: the N bytes at
+ *         head + AMBER_MV_COPY_DATA + in;
+ *         anything else (ordinary memory, a span across blocks or past the
+ *         heap's end): the callback.
+ *       AMBER_READS_MVCC_LOG (serializable and linearizable transactions)
+ *       also records each block read inline in the read log: when
+ *       n == cap, the callback instead (it records and grows the log);
+ *       else, unless n > 0 and log[n - 1] == blk, log[n++] = blk (log, n
+ *       and cap read again at each load: a callback may change them).
+ *       Ordinary memory (off >= __amber_heap_size), a scalar load of N
+ *       bytes at p aligned to N: w = &vtab[(p >> 3) & vmask], v = *w
+ *       (acquire); v even and v < vsettled: the program's load at p
+ *       (monotonic), an acquire fence, *w again (monotonic): the value
+ *       when it is still v, else the callback; _LOG records w in vlog as
+ *       blocks in log.  Anything else: the callback.
  * A pointer-typed load whose value has AMBER_CODE_HANDLE_TAG in bits 48..63
  * (a code handle) goes to __amber_loadp instead.  Atomic and volatile loads
  * always take the callback. */
-int __amber_direct_reads(void);
+#define AMBER_READS_CALL 0
+#define AMBER_READS_DIRECT 1
+#define AMBER_READS_MVCC 2
+#define AMBER_READS_MVCC_LOG 3
+struct __amber_reads {
+  uint32_t mode;       /* AMBER_READS_* */
+  uint32_t shift;      /* mvcc: log2 of the version block */
+  void *const *table;  /* mvcc: the shadow table, one control header (or NULL) per block */
+  const void *self;    /* mvcc: this thread's versions' owner */
+  uint64_t settled;    /* mvcc: own versions committed below it are in this snapshot */
+  uint64_t *log;       /* AMBER_READS_MVCC_LOG: the read log, blocks log[0 .. n) of cap */
+  uint64_t n, cap;
+  /* mvcc, ordinary memory: the lock table (the word of p is
+   * vtab[((uintptr_t)p >> 3) & vmask]), the bound below which an even word
+   * is read in place, and (AMBER_READS_MVCC_LOG) the words read,
+   * vlog[0 .. vn) of vcap. */
+  uint64_t *vtab;
+  uint64_t vmask, vsettled;
+  uint64_t **vlog;
+  uint64_t vn, vcap;
+};
+/* Offsets of the mvcc engine's control header and version copy words the
+ * inline check reads (runtime/engine/mvcc/mvcc.h asserts them). */
+#define AMBER_MV_CTL_HEAD 0
+#define AMBER_MV_CTL_LOCK 8
+#define AMBER_MV_CTL_CKPT 32
+#define AMBER_MV_COPY_CTS 8
+#define AMBER_MV_COPY_OWNER 24
+#define AMBER_MV_COPY_DATA 64
+const struct __amber_reads *__amber_read_state(void);
 extern intptr_t __amber_heap_delta;
 #define AMBER_CODE_HANDLE_TAG 0xAB1Eull
 

@@ -67,6 +67,8 @@ _Static_assert(AMBER_OUT_STREAM == AMBER_OUTPUT_STREAM && AMBER_OUT_FD == AMBER_
                    AMBER_OUT_FLUSH == AMBER_OUTPUT_FLUSH,
                "interpose.h and tx/output.h name the same record kinds");
 
+void amber_interpose_touch(void) { amber_tx_touch(amber_thread()); }
+
 void amber_interpose_output(int kind, void *stream, int fd, int64_t arg, const void *bytes, size_t n) {
   amber_output_add(amber_thread(), kind, stream, fd, arg, bytes, n);
 }
@@ -89,6 +91,13 @@ static int engine_reads(void) {
   return !__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE);
 }
 
+/* Before an interceptor reads or writes program memory on a region's
+ * behalf: the region's transaction has begun (tx/tx.h, amber_tx_touch). */
+static inline void touch_self(void) {
+  struct amber_thread *t = amber_self;
+  if (t) amber_tx_touch(t);
+}
+
 void amber_interpose_check_usable(const char *fn, const void *addr) {
   if (__builtin_expect(amber_heap_forked, 0)) {
     char did[96];
@@ -103,6 +112,7 @@ void amber_interpose_read_tx(void (*fn)(void *), void *arg) {
    * romulus transaction would wait for the running writer); mvcc reads
    * them all in one transaction. */
   struct amber_thread *t = amber_thread();
+  amber_tx_touch(t);
   if (t->depth > 0 || t->batch || !engine_reads() || amber_tx_engine->direct_reads) fn(arg);
   else amber_tx_run_internal(fn, arg);
 }
@@ -122,6 +132,7 @@ void amber_interpose_write_tx(const char *what, const void *addr, void (*fn)(voi
 /* memmove and strnlen here are the C library's: libamber.so is linked with
  * --wrap for them (wrappers/real.c). */
 void amber_interpose_load(void *dst, const void *src, size_t n) {
+  touch_self();
   uintptr_t b = __amber_heap_base, e = b + __amber_heap_size, a = (uintptr_t)src;
   char *d = dst;
   int engine = engine_reads();
@@ -143,6 +154,7 @@ void amber_interpose_load(void *dst, const void *src, size_t n) {
 }
 
 size_t amber_interpose_strnlen_tx(const char *s, size_t max) {
+  touch_self();
   size_t i = 0;
   while (i < max) {
     const char *p = s + i;

@@ -122,9 +122,10 @@ static inline void amber_interpose_sync(void) {
 
 /* ---- output inside regions (tx/output.c) ---- */
 
-/* 1 while this thread runs a region that may still be undone: output it
- * writes then waits for the region's commit (docs/guide.md 2.3).  One
- * initial-exec TLS load, tested inline by the output interceptors. */
+/* Nonzero while this thread runs a region that may still be undone:
+ * output it writes then waits for the region's commit (docs/guide.md 2.3);
+ * 2 while that region's transaction has not begun (amber_interpose_touch).
+ * One initial-exec TLS load, tested inline by the output interceptors. */
 extern __thread int amber_output_held __attribute__((tls_model("initial-exec")));
 /* What a held record does at the commit (tx/output.h's kinds). */
 enum {
@@ -134,6 +135,11 @@ enum {
   AMBER_OUT_SEND = 3,   /* send with flags arg, all of it */
   AMBER_OUT_FLUSH = 4,  /* fflush(stream) (NULL: every stream) */
 };
+/* amber_output_held is 2: the running region's transaction has not begun
+ * (its begin waits for its first access, runtime/tx/tx.h): begins it, so
+ * that what the interceptor reads of the program's memory next is read
+ * inside it.  Sets amber_output_held to 1. */
+void amber_interpose_touch(void);
 /* Appends one record to the running region's output (while
  * amber_output_held); bytes are copied. */
 void amber_interpose_output(int kind, void *stream, int fd, int64_t arg, const void *bytes, size_t n);

@@ -121,6 +121,9 @@ void amber_stats_write(FILE *f, int json) {
             (unsigned long long)s.stored, (unsigned long long)s.pm.flushed_bytes, per(s.pm.flushed_bytes, s.stored),
             (unsigned long long)wns, (unsigned long long)fns, (unsigned long long)delay);
     fprintf(f, ", \"syncs\": %llu, \"syncs_per_update_txn\": %.3f", (unsigned long long)s.pm.syncs, per(s.pm.syncs, s.update));
+    fprintf(f, ", \"sync_gathers\": %llu, \"sync_gathers_complete\": %llu, \"sync_gathers_bounded\": %llu",
+            (unsigned long long)s.pm.sync_gathers[0], (unsigned long long)s.pm.sync_gathers[1],
+            (unsigned long long)s.pm.sync_gathers[2]);
     durability_write(f, 1);
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
@@ -157,6 +160,11 @@ void amber_stats_write(FILE *f, int json) {
   if (s.pm.syncs || amber_pm_mode() == AMBER_PM_MODE_MSYNC)
     fprintf(f, "  syncs              %llu (%.2f per update txn; msync/fdatasync calls, shared by the fences that met)\n",
             (unsigned long long)s.pm.syncs, per(s.pm.syncs, s.update));
+  if (s.pm.sync_gathers[0])
+    fprintf(f, "  sync gathers       %llu (leaders that waited for threads in flight: %llu until all had committed, %llu "
+               "until AMBER_PM_GROUP_WAIT's bound)\n",
+            (unsigned long long)s.pm.sync_gathers[0], (unsigned long long)s.pm.sync_gathers[1],
+            (unsigned long long)s.pm.sync_gathers[2]);
   for (int i = 0; i < AMBER_PM_NCAT; i++)
     fprintf(f, "    %-12s     flushes %llu, fences %llu\n", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
             (unsigned long long)s.pm.fences[i]);

@@ -9,8 +9,15 @@
 #include "wrap.h"
 
 /* This thread runs a region whose output waits for its commit: one TLS
- * load, so output outside regions costs nothing more. */
-static inline int wrap_output_held(void) { return __builtin_expect(amber_output_held, 0); }
+ * load, so output outside regions costs nothing more.  Held (2) in a
+ * region whose transaction has not begun: it begins now, before the caller
+ * reads what it writes out (interpose.h, amber_interpose_touch). */
+static inline int wrap_output_held(void) {
+  int h = amber_output_held;
+  if (__builtin_expect(h == 0, 1)) return 0;
+  if (h == 2) amber_interpose_touch();
+  return 1;
+}
 
 /* While held: output to stream f (NULL: every stream, fflush) may wait:
  * 1.  0 when it cannot (a memory or cookie stream, which the program may

@@ -44,6 +44,7 @@ static inline void do_load(const void *p, void *dst, size_t n) {
     /* The thread's open stray batch is its view (tx/batch.c). */
     if (__builtin_expect(t->batch, 0) && !t->depth) amber_tx_batch_poll(t);
     if (amber_tx_engine->direct_reads && (t->depth || t->batch)) {
+      amber_tx_touch(t);
       memcpy(dst, amber_heap_alias(p), n);
       return;
     }
@@ -89,24 +90,42 @@ static inline void do_store(void *p, const void *src, size_t n) {
   amber_shared_store(p, src, n); /* maybe a program's atomic (base/shared.h) */
 }
 
-/* Whether the pass's inline loads may serve the calling frame (ABI 4,
- * amber_interface.h): exactly when do_load would read heap bytes in place
- * (direct_reads, in a transaction) and ordinary memory in place with no
- * more than the program's own load: the engine guards no volatile reads
- * (romulus: its lock already keeps writers out of a reader's way, and a
- * writer's way), no operational record captures or replays the region's
- * inputs, and no lock-delimited section (whose transaction ends at an
- * unlock, maybe inside this frame).  It stays true until the frame that
- * asked is left: the transaction it saw ends only when the outermost
- * region's function returns, or by the jump of a restart, retry or cancel
- * past that frame; nested regions join it (flat), and an irrevocable call
- * either restarts a reader (a jump) or keeps a writer, which reads in
- * place too.  A frame that asked outside a transaction gets 0 and calls
- * the runtime for every load, the nested regions it may open included. */
-int __amber_direct_reads(void) {
+/* What the pass's inline loads may do in the calling frame (ABI 5,
+ * amber_interface.h).  AMBER_READS_DIRECT exactly when do_load would read
+ * heap bytes in place (direct_reads, in a transaction) and ordinary memory
+ * in place with no more than the program's own load: the engine guards no
+ * volatile reads (romulus: its lock already keeps writers out of a
+ * reader's way, and a writer's way), no operational record captures or
+ * replays the region's inputs.  The mvcc engine's state otherwise
+ * (docs/engines/mvcc.md, "Inline loads"; while an operational record
+ * captures the region's inputs, its ordinary-memory loads take the
+ * callback, which captures them).  Never
+ * in a lock-delimited section (whose transaction ends at an unlock, maybe
+ * inside this frame).  The answer stays true until the frame that asked is
+ * left: the transaction it saw ends only when the outermost region's
+ * function returns, or by the jump of a restart, retry or cancel past that
+ * frame; nested regions join it (flat), and an irrevocable call either
+ * restarts a reader (a jump) or keeps a writer, which reads in place too
+ * (romulus; under mvcc an irrevocable transaction starts so, and its state
+ * says AMBER_READS_CALL).  A frame that asked outside a transaction gets
+ * AMBER_READS_CALL and calls the runtime for every load, the nested
+ * regions it may open included. */
+static const struct __amber_reads reads_call = {.mode = AMBER_READS_CALL};
+static const struct __amber_reads reads_direct = {.mode = AMBER_READS_DIRECT};
+const struct __amber_reads *__amber_read_state(void) {
   struct amber_thread *t = amber_self;
-  return t && t->depth && t->fase == AMBER_FASE_NONE && t->op == AMBER_OP_OFF &&
-         !(t->vguard & AMBER_VGUARD_READS) && amber_tx_engine->direct_reads;
+  if (!t || !t->depth || t->fase != AMBER_FASE_NONE || t->op == AMBER_OP_REPLAY) return &reads_call;
+  /* The frame is about to read in place: the transaction begins first
+   * (tx/tx.h, amber_tx_touch), and vguard and the engine's read state
+   * (mvcc's snapshot) are its own. */
+  amber_tx_touch(t);
+  if (amber_tx_engine->direct_reads)
+    return t->op == AMBER_OP_OFF && !(t->vguard & AMBER_VGUARD_READS) ? &reads_direct : &reads_call;
+  if (amber_tx_engine->inline_reads) {
+    const struct __amber_reads *r = amber_tx_engine->inline_reads(t);
+    if (r) return r;
+  }
+  return &reads_call;
 }
 _Static_assert(AMBER_CODE_HANDLE_TAG == AMBER_CODE_TAG, "the pass's code handle tag is the heap format's");
 

@@ -24,11 +24,13 @@
  * engine finds the latest commit (access.c). */
 static inline int direct(const void *p) {
   if (amber_in_heap(p)) {
-    const struct amber_thread *t = amber_thread();
+    struct amber_thread *t = amber_thread();
+    amber_tx_touch(t); /* the caller reads p next (tx/tx.h) */
     return amber_tx_engine->direct_reads && (t->depth || t->batch);
   }
   struct amber_thread *t = amber_self;
   if (!t || !t->depth) return 1;
+  amber_tx_touch(t); /* vguard is the begun engine's, and the caller reads p next */
   if (t->op >= AMBER_OP_CAPTURE) return 0;
   return !(t->vguard & AMBER_VGUARD_READS) || amber_tx_own_frame(t, p);
 }

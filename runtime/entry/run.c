@@ -49,6 +49,7 @@ int __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
 void __amber_irrevocable_io(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth > 0 && !t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  amber_tx_touch(t); /* the call reads or writes memory of the program's (tx/tx.h) */
   if (t->depth > 0) t->irrevocable_done = 1;
   /* Its output would happen again at replay. */
   amber_op_giveup(t, "called a function with outside effects (I/O)");
@@ -58,6 +59,7 @@ void __amber_irrevocable(void) {
   struct amber_thread *t = amber_thread();
   if (t->depth == 0) return;
   if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+  amber_tx_touch(t); /* the engine's unlogged needs it begun, and the code reads memory in place */
   amber_op_giveup(t, "called code amber could not instrument");
   amber_tx_engine->unlogged(t);
   t->irrevocable_done = 1; /* after unlogged: mvcc restarts the region alone there first */

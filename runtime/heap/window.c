@@ -46,7 +46,7 @@ static noreturn void wait_for_exit(void) {
   for (;;) pause();
 }
 
-void amber_heap_check_open(void) {
+void amber_heap_check_open_slow(void) {
   if (__builtin_expect(amber_heap_forked, 0)) amber_heap_forked_fatal("ran an AMBER region on", NULL);
   if (__builtin_expect(__atomic_load_n(&amber_heap_exiting, __ATOMIC_ACQUIRE), 0) && !pthread_equal(pthread_self(), exit_thread))
     wait_for_exit();
@@ -59,7 +59,7 @@ noreturn void amber_heap_wait_closed(void) {
   struct timespec ms = {0, 1000000};
   while (!__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE) && !__atomic_load_n(&amber_heap_exiting, __ATOMIC_ACQUIRE))
     nanosleep(&ms, NULL);
-  amber_heap_check_open();
+  amber_heap_check_open_slow();
   amber_fatal("a region started while amber_close() was closing heap %s; close the heap only when no other thread uses it",
               amber_the_heap.path);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/diag.h"
@@ -47,17 +48,63 @@ static uint64_t epoch;
  * reports on have been joined or may read a slightly old count). */
 static uint64_t syncs;
 
+/* ---- the leader's gathering wait (docs/engines/msync.md, "Gathering")
+ *
+ * Siblings a leader waits for: *writers*, the threads between
+ * amber_msync_enter (mvcc: an update transaction's first write) and their
+ * next publish, wait or leave (`inflight`); and the *expected*, the
+ * threads that published into the last completed sync and have neither
+ * published nor waited since (`returned`; only until the next sync
+ * starts).  A leader of a ticket wait that finds a sibling holds the
+ * leadership (`running`) without taking `pending` yet, and waits on
+ * gather_cond until `gather_done` (set by whoever brought both counts to 0
+ * while it gathered) or until gather_bound_ns() has passed; then it takes
+ * `pending` and syncs as before.  Publishes during the wait get ticket
+ * started + 1, the sync it is about to start.  The wait is bounded, holds
+ * no lock anyone needs to publish, and a leader that finds no sibling does
+ * not wait. */
+static unsigned inflight;           /* atomic */
+/* Under the lock: the sync numbered expect_gen completed last; `returned`
+ * of the `members` that published into it have not published since; they
+ * are expected at the next sync's gathering only.  `members` counts the
+ * publications since the last sync started. */
+static unsigned returned, members;
+static uint64_t expect_gen;
+static int gathering;               /* atomic; written under the lock */
+static int gather_done;             /* under the lock */
+static pthread_cond_t gather_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t sync_ewma_ns;       /* under the lock: mean sync duration, EWMA 1/8 */
+static unsigned gather_pct;         /* the bound as a percentage of sync_ewma_ns; 0: never wait */
+static uint64_t gather_fixed_ns;    /* tests: a fixed bound instead */
+static uint64_t gathers, gathers_full, gathers_timeout; /* under the lock */
+/* Under the lock: the last gathering ran to its bound, so the next one
+ * waits for writers only (expected threads may have gone idle: a server
+ * thread waiting for its next request costs one bounded wait, not one per
+ * sync). */
+static int expect_off;
+
 struct msync_thread {
   struct amber_msync_range *r;
   size_t n, cap;
   uint64_t epoch;
+  int busy;            /* counted in inflight */
+  uint64_t last_ticket; /* of this thread's last publication (under the lock) */
 };
 static __thread struct msync_thread *me __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
+static void leave(struct msync_thread *t, int locked);
+static void unexpect_locked(struct msync_thread *t);
+static void gather_check_locked(void);
+
 static void thread_exit(void *arg) {
   struct msync_thread *t = arg;
+  pthread_mutex_lock(&lock);
+  unexpect_locked(t);
+  leave(t, 1);
+  gather_check_locked();
+  pthread_mutex_unlock(&lock);
   me = NULL;
   free(t->r);
   free(t);
@@ -136,10 +183,15 @@ void amber_msync_record(uintptr_t start, uintptr_t end, uint64_t tag) {
  * waiting too (docs/engines/msync.md, "Tickets"). */
 uint64_t amber_msync_publish(void) {
   struct msync_thread *t = me;
-  if (!t || !t->n) return 0;
+  if (!t) return 0;
+  if (!t->n) {
+    leave(t, 0);
+    return 0;
+  }
   pthread_mutex_lock(&lock);
   if (t->epoch != epoch) { /* recorded for a heap that closed (its detach synced what waited) */
     t->n = 0;
+    leave(t, 1);
     pthread_mutex_unlock(&lock);
     return 0;
   }
@@ -148,15 +200,115 @@ uint64_t amber_msync_publish(void) {
   npending += t->n;
   t->n = 0;
   uint64_t want = started + 1; /* the first sync to start from now on takes our ranges */
+  unexpect_locked(t);
+  if (t->last_ticket != want) members++; /* a thread counts once per sync */
+  t->last_ticket = want;
+  leave(t, 1);
+  gather_check_locked();
   pthread_mutex_unlock(&lock);
   return want;
 }
 
 int amber_msync_durable(uint64_t ticket) { return __atomic_load_n(&completed, __ATOMIC_ACQUIRE) >= ticket; }
 
-void amber_msync_wait(uint64_t want) {
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void amber_msync_enter(void) {
+  struct msync_thread *t = self();
+  if (t->busy) return;
+  t->busy = 1;
+  __atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A gathering leader's wait ends once nobody is in flight or expected. */
+static void gather_check_locked(void) {
+  if (gathering && (expect_off || !returned) && !__atomic_load_n(&inflight, __ATOMIC_SEQ_CST)) {
+    gather_done = 1;
+    pthread_cond_broadcast(&gather_cond);
+  }
+}
+
+/* The calling thread publishes, or ends: it is no longer expected. */
+static void unexpect_locked(struct msync_thread *t) {
+  if (expect_gen && t->last_ticket == expect_gen) {
+    if (returned) returned--;
+    t->last_ticket = 0;
+  }
+}
+
+/* A leave that empties inflight while a leader gathers ends its wait.
+ * Dekker with the leader: it sets `gathering`, then reads inflight; we
+ * decrement inflight, then read `gathering` (all seq_cst), so either it
+ * reads our decrement or we read its flag and check under the lock (which
+ * it holds from its own check until it sleeps). */
+static void leave(struct msync_thread *t, int locked) {
+  if (!t || !t->busy) return;
+  t->busy = 0;
+  if (__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST) != 0 || !__atomic_load_n(&gathering, __ATOMIC_SEQ_CST)) return;
+  if (!locked) pthread_mutex_lock(&lock);
+  gather_check_locked();
+  if (!locked) pthread_mutex_unlock(&lock);
+}
+
+/* An update transaction ended without publishing (an abort, nothing to
+ * publish). */
+void amber_msync_leave(void) { leave(me, 0); }
+
+void amber_msync_set_gather(unsigned pct, uint64_t fixed_ns) {
+  pthread_mutex_lock(&lock);
+  gather_pct = pct;
+  gather_fixed_ns = fixed_ns;
+  pthread_mutex_unlock(&lock);
+}
+
+/* With the lock held: how long a leader may gather; 0: not at all. */
+static uint64_t gather_bound_ns(void) {
+  if (!gather_pct) return 0;
+  if (gather_fixed_ns) return gather_fixed_ns;
+  uint64_t b = sync_ewma_ns / 100 * gather_pct;
+  return b < 100000000u ? b : 100000000u; /* at most 0.1 s, whatever the disk did */
+}
+
+/* With the lock held and `running` set by the caller: waits, bounded, for
+ * the threads in flight to publish (see the comment at `inflight`). */
+static void gather(void) {
+  uint64_t bound = gather_bound_ns();
+  if (!bound) return;
+  __atomic_store_n(&gathering, 1, __ATOMIC_SEQ_CST);
+  gather_done = 0;
+  if ((!expect_off && returned) || __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) != 0) {
+    gathers++;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl); /* pthread_cond_timedwait's clock */
+    uint64_t ns = (uint64_t)dl.tv_nsec + bound;
+    dl.tv_sec += (time_t)(ns / 1000000000u);
+    dl.tv_nsec = (long)(ns % 1000000000u);
+    int rc = 0;
+    while (!gather_done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&gather_cond, &lock, &dl);
+    if (gather_done) gathers_full++;
+    else gathers_timeout++;
+    expect_off = !gather_done;
+  } else {
+    expect_off = 0;
+  }
+  __atomic_store_n(&gathering, 0, __ATOMIC_SEQ_CST);
+}
+
+/* may_gather: a ticket wait (the caller holds no lock a sibling needs);
+ * a plain fence never gathers (romulus and non-ELR commits hold their
+ * locks across it). */
+static void wait_ticket(uint64_t want, int may_gather) {
+  leave(me, 0); /* a waiter is not in flight: nobody gathers for it */
   if (!want || amber_msync_durable(want)) return;
   pthread_mutex_lock(&lock);
+  if (me) { /* waits for a sync: not expected at one (a read-only transaction waiting for what it read, say) */
+    unexpect_locked(me);
+    gather_check_locked();
+  }
   while (completed < want) {
     if (running) {
       waiting++;
@@ -164,9 +316,14 @@ void amber_msync_wait(uint64_t want) {
       waiting--;
       continue;
     }
-    /* Lead: take every waiting thread's ranges and sync them at once. */
+    /* Lead: gather the siblings in flight, then take every waiting
+     * thread's ranges and sync them at once. */
     running = 1;
+    if (may_gather) gather();
     uint64_t gen = ++started;
+    returned = 0; /* those not back by now are not waited for again */
+    unsigned group = members;
+    members = 0;
     struct amber_msync_range *r = pending;
     size_t n = npending, c = cap_pending;
     pending = spare;
@@ -174,8 +331,13 @@ void amber_msync_wait(uint64_t want) {
     npending = 0;
     amber_msync_sync_fn fn = sync_fn;
     pthread_mutex_unlock(&lock);
+    uint64_t t0 = now_ns();
     unsigned k = n && fn ? fn(r, n) : 0;
+    uint64_t dt = now_ns() - t0;
     pthread_mutex_lock(&lock);
+    if (k) sync_ewma_ns = sync_ewma_ns ? sync_ewma_ns - sync_ewma_ns / 8 + dt / 8 : dt;
+    expect_gen = gen; /* its members will likely commit again soon: the next leader waits for them */
+    returned = group;
     __atomic_add_fetch(&syncs, k, __ATOMIC_RELAXED);
     spare = r;
     cap_spare = c;
@@ -186,7 +348,21 @@ void amber_msync_wait(uint64_t want) {
   pthread_mutex_unlock(&lock);
 }
 
-void amber_msync_fence(void) { amber_msync_wait(amber_msync_publish()); }
+void amber_msync_wait(uint64_t want) { wait_ticket(want, 1); }
+
+void amber_msync_gather_counts(uint64_t out[3]) {
+  pthread_mutex_lock(&lock);
+  out[0] = gathers;
+  out[1] = gathers_full;
+  out[2] = gathers_timeout;
+  pthread_mutex_unlock(&lock);
+}
+
+int amber_msync_gathering(void) { return __atomic_load_n(&gathering, __ATOMIC_SEQ_CST); }
+
+unsigned amber_msync_inflight(void) { return __atomic_load_n(&inflight, __ATOMIC_SEQ_CST); }
+
+void amber_msync_fence(void) { wait_ticket(amber_msync_publish(), 0); }
 
 /* With the lock held and no sync running. */
 static void attach_locked(amber_msync_sync_fn fn) {
@@ -297,6 +473,8 @@ void amber_msync_detach(int fd) {
   if (npending) {
     running = 1;
     uint64_t gen = ++started;
+    returned = members = 0;
+    expect_gen = 0;
     size_t n = npending;
     npending = 0;
     __atomic_add_fetch(&syncs, sync_fn(pending, n), __ATOMIC_RELAXED);

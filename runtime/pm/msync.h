@@ -54,6 +54,23 @@ void amber_msync_wait(uint64_t ticket);
 /* 1 once wait(ticket) would return at once (no lock). */
 int amber_msync_durable(uint64_t ticket);
 
+/* Gathering (docs/engines/msync.md, "Gathering"): a thread that will
+ * publish soon (mvcc: an update transaction's first write) enters; its next
+ * publish, wait or leave (an abort, a commit with nothing to publish) takes
+ * it out.  A leader of a ticket wait (never a plain fence) that finds
+ * threads in flight waits for them to publish before it takes the pending
+ * ranges, at most pct % of the mean sync duration (or fixed_ns when not 0,
+ * for tests); pct 0: never.  Both idempotent per thread. */
+void amber_msync_enter(void);
+void amber_msync_leave(void);
+void amber_msync_set_gather(unsigned pct, uint64_t fixed_ns);
+/* For tests and statistics: threads in flight; 1 while a leader gathers;
+ * out[0] leaders that waited, out[1] of them ended by the last sibling's
+ * publish, out[2] by the bound. */
+unsigned amber_msync_inflight(void);
+int amber_msync_gathering(void);
+void amber_msync_gather_counts(uint64_t out[3]);
+
 /* Real backend's planning: sorts r[0..n) by address and merges ranges that
  * overlap or touch, or lie in one region of reg with at most
  * AMBER_MSYNC_GAP_PAGES pages between them (one msync of the span writes

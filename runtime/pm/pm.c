@@ -60,9 +60,12 @@ static __thread struct counter_block *self __attribute__((tls_model("initial-exe
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
+__thread struct amber_pm_counters *amber_pm_mine __attribute__((tls_model("initial-exec"))); /* &self->c */
+
 static void block_exit(void *arg) {
   struct counter_block *b = arg;
   self = NULL;
+  amber_pm_mine = NULL;
   __atomic_store_n(&b->free, 1, __ATOMIC_RELEASE);
 }
 
@@ -70,8 +73,8 @@ static void make_exit_key(void) {
   if (pthread_key_create(&exit_key, block_exit) != 0) amber_fatal("cannot create a thread-exit key");
 }
 
-struct amber_pm_counters *amber_pm_counters(void) {
-  if (__builtin_expect(self != NULL, 1)) return &self->c;
+struct amber_pm_counters *amber_pm_counters_slow(void) {
+  if (self != NULL) return &self->c;
   pthread_once(&exit_key_once, make_exit_key);
   struct counter_block *b = NULL;
   pthread_mutex_lock(&blocks_lock);
@@ -87,6 +90,7 @@ struct amber_pm_counters *amber_pm_counters(void) {
   }
   pthread_mutex_unlock(&blocks_lock);
   self = b;
+  amber_pm_mine = &b->c;
   pthread_setspecific(exit_key, b);
   return &b->c;
 }
@@ -100,9 +104,12 @@ void amber_pm_counters_sum(struct amber_pm_counters *out) {
       out->fences[i] += __atomic_load_n(&b->c.fences[i], __ATOMIC_RELAXED);
     }
     out->flushed_bytes += __atomic_load_n(&b->c.flushed_bytes, __ATOMIC_RELAXED);
+    out->all_flushes += __atomic_load_n(&b->c.all_flushes, __ATOMIC_RELAXED);
+    out->all_fences += __atomic_load_n(&b->c.all_fences, __ATOMIC_RELAXED);
   }
   pthread_mutex_unlock(&blocks_lock);
   out->syncs = amber_msync_syncs();
+  amber_msync_gather_counts(out->sync_gathers);
 }
 
 static uint64_t ns_to_cycles(uint64_t ns) { return (ns * tsc_khz + 500000) / 1000000; }
@@ -184,6 +191,10 @@ void amber_pm_init(void) {
   amber_pm_medium_check_option();
   page = (uintptr_t)sysconf(_SC_PAGESIZE);
   crash_at = amber_opt.crash_at;
+  if (amber_opt.pm_group_wait > 1000)
+    amber_fatal("AMBER_PM_GROUP_WAIT=%llu is out of range; give a percentage of the mean sync time from 0 (never wait) to 1000 "
+                "(the default is 50)", (unsigned long long)amber_opt.pm_group_wait);
+  amber_msync_set_gather((unsigned)amber_opt.pm_group_wait, 0);
   if (mode == AMBER_PM_MODE_SIM) {
     amber_sim_init();
     amber_pm_simulating = 1;
@@ -255,6 +266,7 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
   struct amber_pm_counters *c = amber_pm_counters();
   uint64_t lines = (e - a + LINE - 1) / LINE;
   c->flushes[cat] += lines;
+  c->all_flushes += lines;
   c->flushed_bytes += lines * LINE;
   switch (mode) {
   case AMBER_PM_MODE_PMEM:
@@ -279,7 +291,9 @@ void amber_pm_fence_at(const struct amber_pm_site *site, enum amber_pm_cat cat) 
   }
   if (mode == AMBER_PM_MODE_SIM) amber_sim_fence();
   else event();
-  amber_pm_counters()->fences[cat]++;
+  struct amber_pm_counters *c = amber_pm_counters();
+  c->fences[cat]++;
+  c->all_fences++;
   if (mode == AMBER_PM_MODE_PMEM || mode == AMBER_PM_MODE_FENCE) amber_pmem_drain();
   else if (mode == AMBER_PM_MODE_MSYNC) amber_msync_fence();
   else if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync) {
@@ -304,7 +318,9 @@ uint64_t amber_pm_fence_publish_at(const struct amber_pm_site *site, enum amber_
   }
   if (mode == AMBER_PM_MODE_SIM) amber_sim_fence();
   else event();
-  amber_pm_counters()->fences[cat]++;
+  struct amber_pm_counters *c = amber_pm_counters();
+  c->fences[cat]++;
+  c->all_fences++;
   uint64_t k = amber_msync_publish();
   if (__builtin_expect(emulating, 0) && fence_ns) emulate_delay(1, fence_ns, fence_cycles);
   return k;
@@ -317,6 +333,14 @@ void amber_pm_fence_wait(uint64_t ticket) {
 }
 
 int amber_pm_fence_durable(uint64_t ticket) { return !ticket || amber_msync_durable(ticket); }
+
+void amber_pm_group_enter(void) {
+  if (amber_pm_tickets()) amber_msync_enter();
+}
+
+void amber_pm_group_leave(void) {
+  if (amber_pm_tickets()) amber_msync_leave();
+}
 
 /* ---- sites and planted bugs ---- */
 

@@ -48,8 +48,13 @@ struct amber_pm_counters {
   uint64_t flushes[AMBER_PM_NCAT]; /* cache lines written back */
   uint64_t fences[AMBER_PM_NCAT];
   uint64_t flushed_bytes;
+  /* All categories together: what tx/tx.c marks at a region's begin and
+   * compares at its commit (two loads instead of a sum). */
+  uint64_t all_flushes, all_fences;
   uint64_t syncs; /* msync/fdatasync calls (AMBER_PM=msync) or model syncs (AMBER_SIM_MSYNC), all
                      threads: filled by amber_pm_counters_sum only */
+  uint64_t sync_gathers[3]; /* msync group commit: leaders that waited for siblings, of them ended by the last
+                               sibling's publish, by the bound (docs/engines/msync.md, "Gathering"); sum only */
 };
 
 /* One mapping of the heap file: `len` bytes at `addr` hold the file's bytes
@@ -105,6 +110,13 @@ uint64_t amber_pm_fence_publish_at(const struct amber_pm_site *site, enum amber_
 void amber_pm_fence_wait(uint64_t ticket);
 int amber_pm_fence_durable(uint64_t ticket);
 int amber_pm_tickets(void);
+/* Group commit's siblings (docs/engines/msync.md, "Gathering"): the calling
+ * thread is in a transaction that will publish a ticket soon (enter: at its
+ * first write), or no longer (leave: it ended without publishing; publish
+ * and wait leave by themselves).  A sync's leader waits, bounded, for the
+ * threads in between to publish.  No-ops unless amber_pm_tickets(). */
+void amber_pm_group_enter(void);
+void amber_pm_group_leave(void);
 /* flush + fence (two sites). */
 #define amber_pm_persist(addr, len, cat)                                                                      \
   do {                                                                                                        \
@@ -144,8 +156,14 @@ int amber_pm_emulating(void);
 /* The sites, numbered from 1 in (file, line, kind) order; *n gets the count. */
 const struct amber_pm_site *const *amber_pm_sites(size_t *n);
 
-/* The calling thread's counters (never NULL). */
-struct amber_pm_counters *amber_pm_counters(void);
+/* The calling thread's counters (never NULL).  Initial-exec TLS, inline:
+ * every region's begin reads them. */
+extern __thread struct amber_pm_counters *amber_pm_mine __attribute__((tls_model("initial-exec")));
+struct amber_pm_counters *amber_pm_counters_slow(void);
+static inline struct amber_pm_counters *amber_pm_counters(void) {
+  struct amber_pm_counters *c = amber_pm_mine;
+  return __builtin_expect(c != NULL, 1) ? c : amber_pm_counters_slow();
+}
 /* Adds every thread's counters into *out. */
 void amber_pm_counters_sum(struct amber_pm_counters *out);
 

@@ -520,7 +520,9 @@ static void record(struct amber_thread *t, int kind, uint64_t page, uint64_t n) 
 
 /* What the running transaction of this thread allocated so far, for the
  * message that says how large a transaction the heap could not hold. */
-static __thread uint64_t tx_objects __attribute__((tls_model("initial-exec"))), tx_bytes __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
+__thread uint64_t amber_alloc_tx_objects __attribute__((tls_model("initial-exec"))); /* alloc.h */
+#define tx_objects amber_alloc_tx_objects
+static __thread uint64_t tx_bytes __attribute__((tls_model("initial-exec"))); /* initial-exec: tx/tx.h */
 
 static char *out_of_space(size_t n) {
   amber_fatal("persistent heap %s is full: cannot allocate %zu bytes after the running transaction allocated %llu bytes in %llu "

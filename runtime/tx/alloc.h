@@ -99,6 +99,11 @@ size_t amber_palloc_size(struct amber_thread *t, const void *p);
 /* Transaction outcome hooks: commit makes freed space reusable, abort
  * returns pages the transaction took. */
 void amber_alloc_commit(struct amber_thread *t);
+/* Objects the running transaction of this thread allocated so far: a
+ * transaction with none and no allocator record has nothing to commit
+ * (tx.c skips the call; its slab of each class is none either, as palloc
+ * counts the object first). */
+extern __thread uint64_t amber_alloc_tx_objects __attribute__((tls_model("initial-exec")));
 void amber_alloc_abort(struct amber_thread *t);
 
 #endif

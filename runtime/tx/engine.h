@@ -9,12 +9,17 @@
 
 struct amber_heap;
 struct amber_thread;
+struct __amber_reads;
 
 struct amber_engine {
   const char *name;
   uint32_t id;      /* enum amber_engine_id */
   int direct_reads; /* inside a transaction, heap memory may be read in place (outside: `load`) */
   int aborts_writers; /* writing transactions may abort (and are re-run) */
+  /* begin may run at the transaction's first access instead of its start
+   * (tx/tx.h, amber_tx_touch): then commit and abort are called only for a
+   * transaction whose begin ran. */
+  int lazy_begin;
   /* Optional: refuses (-1 after a message) to create (creating = 1) or open
    * for writing a heap of this engine in the current configuration. */
   int (*gate)(const char *path, int creating);
@@ -95,6 +100,12 @@ struct amber_engine {
    * write the heap without going through `store`: the engine must still
    * commit or roll back those writes as a unit. */
   void (*unlogged)(struct amber_thread *t);
+  /* Optional: for the pass's inline loads (amber_interface.h, ABI 5), the
+   * thread's read state while t runs a transaction that is neither
+   * replaying nor a lock-delimited section (the entry layer checks those),
+   * or NULL: every load calls the runtime.  Valid until the transaction
+   * ends. */
+  const struct __amber_reads *(*inline_reads)(struct amber_thread *t);
 };
 
 extern const struct amber_engine amber_engine_romulus;

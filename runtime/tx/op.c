@@ -19,14 +19,11 @@
 
 /* AMBER_OLOG=ops (opt-in), set by amber_op_scan (an engine that keeps operational
  * records calls it at open; without it no descriptor has AMBER_HINT_OPS). */
-static int capture;
+int amber_op_capture;
 
-int amber_op_capturing(void) { return capture; }
+int amber_op_capturing(void) { return amber_op_capture; }
 
-void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure) {
-  t->opn = 0;
-  t->op = AMBER_OP_OFF;
-  if (!capture) return;
+void amber_op_begin_capture(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure) {
   if (!d || d->kind != 1 /* AMBER_KIND_ATOMIC */ || t->fase != AMBER_FASE_NONE ||
       !(__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_OPS))
     return;
@@ -173,7 +170,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg) {
 void amber_op_scan(void) {
   pthread_mutex_lock(&scan_lock);
   if (!scanned) {
-    if (!strcmp(amber_opt.olog, "ops")) capture = 1;
+    if (!strcmp(amber_opt.olog, "ops")) amber_op_capture = 1;
     else if (strcmp(amber_opt.olog, "values") != 0)
       amber_fatal("AMBER_OLOG=%s is not a record kind; use values (the default) or ops", amber_opt.olog);
     ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);

@@ -33,7 +33,13 @@ enum { AMBER_OP_OFF = 0, AMBER_OP_VALUES, AMBER_OP_CAPTURE, AMBER_OP_REPLAY };
 
 /* ---- capture ---- */
 /* At the start (and every restart) of an outermost region. */
-void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure);
+void amber_op_begin_capture(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure);
+extern int amber_op_capture; /* AMBER_OLOG=ops (amber_op_capturing) */
+static inline void amber_op_begin(struct amber_thread *t, const struct __amber_region_desc *d, const void *closure) {
+  t->opn = 0;
+  t->op = AMBER_OP_OFF;
+  if (__builtin_expect(amber_op_capture, 0)) amber_op_begin_capture(t, d, closure);
+}
 _Noreturn void amber_op_diverged(struct amber_thread *t, const char *what);
 /* The region did `what`, whose inputs cannot be captured: the transaction
  * logs values.  A re-executed region cannot have done it (it was recorded

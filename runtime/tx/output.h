@@ -36,7 +36,10 @@ struct amber_output {
 };
 
 /* 1 while this thread runs a region whose output is deferred: one that may
- * still be undone (an abort, amber_retry, amber_cancel).  0 outside
+ * still be undone (an abort, amber_retry, amber_cancel); 2 the same while
+ * the region's transaction has not begun yet (tx.h, amber_tx_touch): an
+ * interceptor that sees 2 calls amber_interpose_touch before it reads
+ * the program's memory.  0 outside
  * regions, in lock-delimited sections, and from the point where a region
  * became irrevocable (its output so far issued then).  Initial-exec TLS:
  * the interceptors test it inline (interpose.h declares it too). */

@@ -64,6 +64,7 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
 }
 
 void amber_tx_vclaim(struct amber_thread *t, void *addr, size_t n) {
+  amber_tx_touch(t); /* vguard is the begun engine's */
   if (amber_unisolated(addr)) return;
   if ((t->vguard & AMBER_VGUARD_WRITES) && !amber_tx_own_frame(t, addr)) amber_tx_engine->vwrite(t, addr, n);
   amber_tx_undo_volatile(t, addr, n);
@@ -107,8 +108,9 @@ static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   t->nptrc = 0;
   amber_alloc_abort(t);
   t->nvfree = 0;
-  free_scratch(t); /* the frames that used it are left by siglongjmp */
-  amber_tx_engine->abort(t);
+  free_scratch(t); /* the frames that used it are left by the jump */
+  if (t->pending) t->pending = 0; /* the engine never began it */
+  else amber_tx_engine->abort(t);
   t->aborts[why]++;
 }
 
@@ -116,9 +118,42 @@ const char *amber_tx_undo_call(const struct amber_thread *t) {
   return t->undoing == AMBER_ABORT_CANCEL ? "amber_cancel()" : "amber_retry()";
 }
 
-/* sigsetjmp's value in amber_tx_run_outermost: run the region again, or
- * end it cancelled. */
+/* The restart point's value in amber_tx_run_outermost: run the region
+ * again, or end it cancelled. */
 enum { RESTART = 1, CANCELLED = 2 };
+
+/* The restart point is taken at every region start, so its cost is part of
+ * every region's.  glibc's sigsetjmp (even without the signal mask: no
+ * system call) is a call through the PLT, pointer mangling and a second
+ * call (__sigjmp_save); __builtin_setjmp stores three words (frame pointer,
+ * stack pointer, resume address) and makes the compiler keep every value
+ * of amber_tx_run_outermost that lives across it in its frame, which is
+ * all a jump back needs: the frames below are abandoned as with
+ * siglongjmp, and no signal mask was ever saved.  (With
+ * -fcf-protection=return LLVM adds the shadow-stack fix-up to the jump.)
+ * The sanitizers follow jumps through their longjmp interceptors (TSan
+ * keeps a shadow call stack, ASan unpoisons the abandoned frames): under
+ * them, sigsetjmp. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define AMBER_TX_SIGJMP 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define AMBER_TX_SIGJMP 1
+#endif
+#ifndef AMBER_TX_SIGJMP
+_Static_assert(sizeof(sigjmp_buf) >= 5 * sizeof(void *), "t->restart holds __builtin_setjmp's five words");
+#endif
+
+static noreturn void jump(struct amber_thread *t, int why) {
+#ifdef AMBER_TX_SIGJMP
+  siglongjmp(t->restart, why);
+#else
+  t->jump_why = why;
+  __builtin_longjmp((void **)(void *)t->restart, 1);
+#endif
+}
 
 noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason why) {
   if (t->fase == AMBER_FASE_OPEN) AMBER_BUG("a lock-delimited section's transaction was asked to restart");
@@ -128,7 +163,7 @@ noreturn void amber_tx_restart(struct amber_thread *t, enum amber_abort_reason w
     t->writer = 1;
     if (t->desc) __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_WRITER, __ATOMIC_RELAXED);
   }
-  siglongjmp(t->restart, RESTART);
+  jump(t, RESTART);
 }
 
 /* amber_retry and amber_cancel: fatal where the running transaction cannot
@@ -158,58 +193,63 @@ noreturn void amber_tx_retry(struct amber_thread *t) {
   undo_by_program(t, AMBER_ABORT_RETRY);
   /* The state it waits for is made by other threads: let them run. */
   sched_yield();
-  siglongjmp(t->restart, RESTART);
+  jump(t, RESTART);
 }
 
 /* Flat nesting: the transaction is the outermost region's, so that is the
  * region that ends; nested regions' frames go with the jump. */
 noreturn void amber_tx_cancel(struct amber_thread *t) {
   undo_by_program(t, AMBER_ABORT_CANCEL);
-  siglongjmp(t->restart, CANCELLED);
+  jump(t, CANCELLED);
 }
 
 /* This thread's fences and flushes so far (every category). */
-static void pm_mark(uint64_t m[2]) {
+static inline void pm_mark(uint64_t m[2]) {
   const struct amber_pm_counters *c = amber_pm_counters();
-  m[0] = m[1] = 0;
-  for (int i = 0; i < AMBER_PM_NCAT; i++) {
-    m[0] += c->fences[i];
-    m[1] += c->flushes[i];
-  }
+  m[0] = c->all_fences;
+  m[1] = c->all_flushes;
 }
 
 /* What every ended transaction, committed or cancelled, leaves behind. */
-static void end(struct amber_thread *t) {
+static inline void end(struct amber_thread *t) {
   t->vguard = 0;
   t->op = AMBER_OP_OFF;
   t->nundo = 0;
   t->nptrc = 0;
-  for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
-  t->nvfree = 0;
-  free_scratch(t);
+  if (__builtin_expect(t->nvfree != 0, 0)) {
+    for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);
+    t->nvfree = 0;
+  }
+  if (__builtin_expect(t->nscratch != 0, 0)) free_scratch(t);
   t->desc = NULL;
   t->what = NULL;
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
-static void finish(struct amber_thread *t) {
+static inline void finish(struct amber_thread *t) {
   if (t->nptrc) amber_ptrcheck_commit(t); /* AMBER_CHECK_POINTERS: before anything of it is durable */
-  amber_tx_engine->commit(t);
+  if (t->pending) t->pending = 0; /* it touched nothing: nothing to commit */
+  else amber_tx_engine->commit(t);
   if (t->wrote) t->update_commits++;
   else {
     t->readonly_commits++;
-    uint64_t now[2];
-    pm_mark(now);
-    t->readonly_fences += now[0] - t->pm_mark[0];
-    t->readonly_flushes += now[1] - t->pm_mark[1];
+    if (t->pm_marked) { /* else no begin ran: no fence, no flush */
+      uint64_t now[2];
+      pm_mark(now);
+      t->readonly_fences += now[0] - t->pm_mark[0];
+      t->readonly_flushes += now[1] - t->pm_mark[1];
+    }
   }
-  amber_alloc_commit(t);
-  amber_output_release(t); /* committed: what it wrote goes out, in order */
+  if (__builtin_expect(t->nalloc_rec != 0 || amber_alloc_tx_objects != 0, 0)) amber_alloc_commit(t);
+  /* committed: what it wrote goes out, in order */
+  if (__builtin_expect(t->out.nrec != 0, 0)) amber_output_release(t);
+  else amber_output_held = 0;
   end(t);
 }
 
 /* What every outermost transaction sets before the engine begins it. */
-static void prepare(struct amber_thread *t, struct __amber_region_desc *desc, int kind, int writer, int iso, uintptr_t run_sp) {
+static inline void prepare(struct amber_thread *t, struct __amber_region_desc *desc, int kind, int writer, int iso,
+                           uintptr_t run_sp) {
   amber_tx_ensure_open();
   amber_heap_check_open();
   t->desc = desc;
@@ -217,7 +257,17 @@ static void prepare(struct amber_thread *t, struct __amber_region_desc *desc, in
   t->kind = kind;
   t->writer = writer;
   t->run_sp = run_sp;
-  pm_mark(t->pm_mark);
+  t->pm_marked = 0;
+}
+
+void amber_tx_begin_now(struct amber_thread *t) {
+  t->pending = 0; /* first: what the begin does itself does not begin again */
+  if (!t->pm_marked) { /* the region's first begin: its restarts' fences count too */
+    pm_mark(t->pm_mark);
+    t->pm_marked = 1;
+  }
+  if (amber_output_held == 2) amber_output_held = 1;
+  amber_tx_engine->begin(t);
 }
 
 /* The outermost transaction of a thread: runs fn(arg), re-running it from
@@ -227,9 +277,14 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
   /* A region (or the runtime's own transaction) comes after the thread's
    * stores outside regions: they commit first, so the region keeps its
    * semantics and what survives a crash stays a prefix. */
-  amber_tx_batch_commit(t);
+  if (__builtin_expect(t->batch, 0)) amber_tx_batch_commit(t);
   prepare(t, desc, desc ? (int)desc->kind : 1 /* AMBER_KIND_ATOMIC */, writer, iso, (uintptr_t)__builtin_frame_address(0));
-  if (sigsetjmp(t->restart, 0) == CANCELLED) {
+#ifdef AMBER_TX_SIGJMP
+  int why = sigsetjmp(t->restart, 0);
+#else
+  int why = __builtin_setjmp((void **)(void *)t->restart) ? t->jump_why : 0;
+#endif
+  if (why == CANCELLED) {
     /* undo_all has undone it and the engine has ended it. */
     t->depth = 0;
     end(t);
@@ -238,9 +293,16 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
   /* Restarts land here with t->writer possibly raised. */
   t->wrote = 0;
   t->irrevocable_done = 0;
-  amber_output_hold(t);
   amber_op_begin(t, desc, arg);
-  amber_tx_engine->begin(t);
+  if (amber_tx_engine->lazy_begin) {
+    /* Output held, 2: the interceptors begin the transaction before they
+     * read the program's memory (amber_output_hold's rule otherwise). */
+    amber_output_held = t->fase != AMBER_FASE_OPEN ? 2 : 0;
+    t->pending = 1;
+  } else {
+    amber_output_hold(t);
+    amber_tx_begin_now(t);
+  }
   t->depth = 1;
   fn(arg);
   t->depth = 0;
@@ -255,7 +317,7 @@ void amber_tx_begin_in_place(struct amber_thread *t) {
   t->wrote = 0;
   t->irrevocable_done = 0;
   t->op = AMBER_OP_OFF; /* no closure to re-run: values */
-  amber_tx_engine->begin(t);
+  amber_tx_begin_now(t);
 }
 
 void amber_tx_commit_in_place(struct amber_thread *t) { finish(t); }
@@ -279,6 +341,7 @@ void amber_tx_run_internal_named(const char *what, void (*fn)(void *), void *arg
   amber_tx_join_section(t);
   if (t->depth > 0) {
     if (!t->writer) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+    amber_tx_touch(t); /* fn may read ordinary memory in place before its first write */
     fn(arg);
     return;
   }

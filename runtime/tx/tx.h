@@ -58,6 +58,13 @@ struct amber_thread {
    * go through the engine's vread / vwrite.  Set by the engine's begin,
    * cleared when the transaction ends. */
   int vguard;
+  /* The engine's begin is deferred to the transaction's first access
+   * (amber_tx_touch): set by the driver when the region starts or
+   * restarts, cleared just before the engine's begin runs.  A transaction
+   * that ends while it is still set touched no memory another thread can
+   * reach: its engine neither began nor commits it. */
+  int pending;
+  int pm_marked; /* pm_mark holds this region's start marks (taken at its first begin) */
   /* The running transaction made an irrevocable call (I/O, code amber could
    * not instrument): its effects can no longer be undone by amber_retry or
    * amber_cancel. */
@@ -75,7 +82,8 @@ struct amber_thread {
   /* An internal transaction (desc NULL): what it does, for messages
    * ("amber_root(1048576 bytes)"); NULL when unnamed. */
   const char *what;
-  sigjmp_buf restart;
+  sigjmp_buf restart; /* the restart point (tx.c: __builtin_setjmp's words, or sigsetjmp's) */
+  int jump_why;       /* what a jump to it does (tx.c: RESTART, CANCELLED) */
   uintptr_t run_sp;                 /* stack pointer at __amber_run */
   uintptr_t stack_lo;               /* lowest address of this thread's stack */
   uintptr_t stack_hi;               /* and its end (0 when unknown) */
@@ -233,11 +241,34 @@ void amber_tx_run_internal_named(const char *what, void (*fn)(void *), void *arg
  * region NAME", or the internal transaction's name. */
 const char *amber_tx_name(const struct amber_thread *t);
 
+/* A region's transaction begins lazily: the driver runs the engine's
+ * begin not when the region starts but at its first access to memory
+ * another thread can reach (heap or ordinary), or never, for a region that
+ * makes none (an empty region, one that only computes on its closure and
+ * its own frame).  Every path by which a region reads or writes such
+ * memory calls amber_tx_touch first: the engine's read/write path and the
+ * ordinary-memory hooks below, the pass's entry points that read in place
+ * (entry/access.c: __amber_direct_reads, the direct heap load; entry/
+ * libc.c: direct()), the irrevocable markers (entry/run.c), the
+ * interceptors' reads at the alias (interpose.c) and held output
+ * (tx/output.c: amber_output_held is 2 while pending, and the output
+ * interceptors call amber_interpose_touch on seeing it).  Nothing is read
+ * or written before the engine's begin, so the transaction is the same as
+ * one that began at the touch: isolation, aborts and durability are the
+ * engine's as before.  Outside a pending transaction, one load and a
+ * not-taken branch. */
+void amber_tx_begin_now(struct amber_thread *t);
+static inline void amber_tx_touch(struct amber_thread *t) {
+  if (__builtin_expect(t->pending, 0)) amber_tx_begin_now(t);
+}
+
 /* The engine's transactional read/write path, for runtime code. */
 static inline void amber_tx_read(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  amber_tx_touch(t);
   amber_tx_engine->load(t, addr, dst, n);
 }
 static inline void amber_tx_write(struct amber_thread *t, void *addr, const void *src, size_t n) {
+  amber_tx_touch(t);
   amber_tx_engine->store(t, addr, src, n);
 }
 
@@ -256,6 +287,7 @@ static inline int amber_tx_own_frame(const struct amber_thread *t, const void *a
  * under the engine's concurrency control when it asks for it, else in place
  * (maybe a program's atomic: base/shared.h). */
 static inline void amber_tx_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  amber_tx_touch(t); /* vguard is the begun engine's */
   if ((t->vguard & AMBER_VGUARD_READS) && !amber_tx_own_frame(t, addr) && !amber_unisolated(addr))
     amber_tx_engine->vread(t, addr, dst, n);
   else

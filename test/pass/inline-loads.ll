@@ -1,9 +1,15 @@
 ; Plain loads in a transactional clone (and a region function) get an inline
-; path (ABI 4, amber_interface.h "Inline loads inside regions"): one call of
-; __amber_direct_reads() at the function's entry; per load, the heap window
+; path (ABI 5, amber_interface.h "Inline loads inside regions"): one call of
+; __amber_read_state() at the function's entry, whose mode and mvcc fields
+; the frame keeps; per load, in the direct mode (romulus) the heap window
 ; check, then a load at the alias (p + __amber_heap_delta) for the heap, the
-; program's own load for ordinary memory, and the callback for the rest (not
-; direct, or a span past the heap's end).  A pointer-typed value that is a
+; program's own load for ordinary memory, and the callback for the rest (a
+; span past the heap's end); in the mvcc modes the heap window and one-block
+; check, the shadow table's entry (NULL: the master), the control header's
+; lock, head and ckpt (unlocked, no head: the checkpoint copy or the master;
+; a head of this thread's below `settled`: its data), the read log when the
+; mode is AMBER_READS_MVCC_LOG, and the callback for the rest; in the call
+; mode the callback.  A pointer-typed value that is a
 ; code handle (bits 48..63 = 0xAB1E) goes to __amber_loadp; a vector (up to
 ; 64 bytes) is loaded whole.  Volatile, atomic and aggregate loads keep the
 ; callback; the original function keeps its loads.
@@ -29,16 +35,27 @@ define i64 @f(ptr %p, ptr %q) {
 
 ; CHECK: @__amber_heap_delta = extern_weak global i64
 ; CHECK-LABEL: define i64 @f(
-; CHECK-NOT: __amber_direct_reads
+; CHECK-NOT: __amber_read_state
 ; CHECK: ret i64
 
 ; CHECK-LABEL: define i64 @__amber_tx_f(
-; CHECK: %amber.direct = call i32 @__amber_direct_reads()
-; CHECK-NEXT: %[[D:.*]] = icmp ne i32 %amber.direct, 0
+; CHECK: %amber.reads = call ptr @__amber_read_state()
+; CHECK: %amber.read_mode = load i32, ptr %{{[0-9]+}}, align 4
+; CHECK-NEXT: %[[D:.*]] = icmp eq i32 %amber.read_mode, 1
+; CHECK-NEXT: %[[MV:.*]] = icmp uge i32 %amber.read_mode, 2
+; CHECK-NEXT: %[[TR:.*]] = icmp eq i32 %amber.read_mode, 3
+; CHECK: %amber.shift = load i32
+; CHECK: %[[SH:.*]] = zext i32 %amber.shift to i64
+; CHECK: %amber.table = load ptr
+; CHECK: %amber.self = load ptr
+; CHECK: %amber.settled = load i64
+; CHECK: %amber.vtab = load ptr
+; CHECK: %amber.vmask = load i64
+; CHECK: %amber.vsettled = load i64
 ; CHECK-NEXT: %amber.heap_base = load i64, ptr @__amber_heap_base
 ; CHECK-NEXT: %amber.heap_size = load i64, ptr @__amber_heap_size
 ; CHECK-NEXT: %amber.heap_delta = load i64, ptr @__amber_heap_delta
-; CHECK-NEXT: br i1 %[[D]], label %amber.load.check, label %amber.load.slow
+; CHECK-NEXT: br i1 %[[D]], label %amber.load.check, label %amber.load.mvtest
 ; CHECK: amber.load.check:
 ; CHECK: %amber.off = sub i64 %{{.*}}, %amber.heap_base
 ; CHECK-NEXT: %[[LIM:.*]] = sub i64 %amber.heap_size, 3
@@ -52,15 +69,105 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK-NEXT: br i1 %[[OUT]], label %amber.load.ordinary, label %amber.load.slow
 ; CHECK: amber.load.ordinary:
 ; CHECK-NEXT: %[[O:.*]] = load i32, ptr %p, align 4
+; CHECK: amber.load.mvtest:
+; CHECK-NEXT: br i1 %[[MV]], label %amber.load.mv, label %amber.load.slow
+; CHECK: amber.load.mv:
+; CHECK: %[[MOFF:amber.off[0-9]+]] = sub i64 %{{.*}}, %amber.heap_base
+; CHECK-NEXT: %[[MLIM:.*]] = sub i64 %amber.heap_size, 3
+; CHECK-NEXT: %[[MIN:.*]] = icmp ult i64 %[[MOFF]], %[[MLIM]]
+; CHECK-NEXT: %[[LAST:.*]] = add i64 %[[MOFF]], 3
+; CHECK-NEXT: %[[X:.*]] = xor i64 %[[MOFF]], %[[LAST]]
+; CHECK-NEXT: %[[XS:.*]] = lshr i64 %[[X]], %[[SH]]
+; CHECK-NEXT: %[[ONE:.*]] = icmp eq i64 %[[XS]], 0
+; CHECK-NEXT: %[[OK:.*]] = and i1 %[[MIN]], %[[ONE]]
+; CHECK-NEXT: %amber.blk = lshr i64 %[[MOFF]], %[[SH]]
+; CHECK-NEXT: %amber.in = and i64 %[[MOFF]], %amber.block_mask
+; CHECK-NEXT: br i1 %[[OK]], label %amber.load.entry, label %amber.load.ordtest
+; CHECK: amber.load.ctl:
+; CHECK: %amber.lock = load atomic i64, ptr %{{.*}} seq_cst, align 8
+; CHECK: %amber.vhead = load atomic ptr, ptr %{{.*}} acquire, align 8
+; CHECK: %amber.ckpt = load atomic ptr, ptr %{{.*}} acquire, align 8
+; CHECK-NEXT: %[[UNL:.*]] = icmp eq i64 %amber.lock, 0
+; CHECK-NEXT: br i1 %[[UNL]], label %amber.load.unlocked, label %amber.load.slow
+; CHECK: amber.load.unlocked:
+; CHECK-NEXT: %[[NOH:.*]] = icmp eq ptr %amber.vhead, null
+; CHECK-NEXT: br i1 %[[NOH]], label %amber.load.ckpt, label %amber.load.head
+; CHECK: amber.load.ckpt:
+; CHECK-NEXT: %[[NOC:.*]] = icmp eq ptr %amber.ckpt, null
+; CHECK-NEXT: %amber.ckpt_data = getelementptr i8, ptr %amber.ckpt, i64 %amber.in
+; CHECK-NEXT: %[[FC:.*]] = select i1 %[[NOC]], ptr %amber.master, ptr %amber.ckpt_data
+; CHECK: amber.load.head:
+; CHECK: %amber.owner = load ptr
+; CHECK: %amber.cts = load i64
+; CHECK-NEXT: %[[MINE:.*]] = icmp eq ptr %amber.owner, %amber.self
+; CHECK-NEXT: %[[OLD:.*]] = icmp ult i64 %amber.cts, %amber.settled
+; CHECK-NEXT: %[[BOTH:.*]] = and i1 %[[MINE]], %[[OLD]]
+; CHECK-NEXT: br i1 %[[BOTH]], label %amber.load.version, label %amber.load.slow
+; CHECK: amber.load.version:
+; CHECK-NEXT: %[[VD:.*]] = getelementptr i8, ptr %amber.vhead, i64 64
+; CHECK-NEXT: %amber.version_data = getelementptr i8, ptr %[[VD]], i64 %amber.in
+; CHECK: amber.load.src:
+; CHECK-NEXT: %amber.src = phi ptr [ %amber.master, %amber.load.entry ], [ %[[FC]], %amber.load.ckpt ], [ %amber.version_data, %amber.load.version ]
+; CHECK-NEXT: br i1 %[[TR]], label %amber.load.log, label %amber.load.read
+; CHECK: amber.load.log:
+; CHECK: %amber.rn = load i64
+; CHECK: %amber.rcap = load i64
+; CHECK: %amber.rlog = load ptr
+; CHECK-NEXT: %[[ROOM:.*]] = icmp ult i64 %amber.rn, %amber.rcap
+; CHECK-NEXT: br i1 %[[ROOM]], label %amber.load.last, label %amber.load.slow
+; CHECK: amber.load.read:
+; CHECK-NEXT: %[[MR:.*]] = load i32, ptr %amber.src, align 4
 ; CHECK: amber.load.slow:
 ; CHECK-NEXT: %[[S:.*]] = call i32 @__amber_load4(ptr %p)
-; CHECK: %a = phi i32 [ %[[H]], %amber.load.heap ], [ %[[O]], %amber.load.ordinary ], [ %[[S]], %amber.load.slow ]
+; Ordinary memory under mvcc: an aligned scalar whose lock-table word is
+; even and below vsettled, read in place between two reads of the word.
+; CHECK: amber.load.ordtest:
+; CHECK-NEXT: %[[PI:.*]] = ptrtoint ptr %p to i64
+; CHECK-NEXT: %[[OUTS:.*]] = icmp uge i64 %[[MOFF]], %amber.heap_size
+; CHECK-NEXT: %[[MIS:.*]] = and i64 %[[PI]], 3
+; CHECK-NEXT: %[[AL:.*]] = icmp eq i64 %[[MIS]], 0
+; CHECK-NEXT: %[[ORD:.*]] = and i1 %[[OUTS]], %[[AL]]
+; CHECK-NEXT: br i1 %[[ORD]], label %amber.load.ordword, label %amber.load.slow
+; CHECK: amber.load.last2:
+; CHECK: %amber.rlast = load i64
+; CHECK-NEXT: %[[SAME:.*]] = icmp eq i64 %amber.rlast, %amber.blk
+; CHECK-NEXT: br i1 %[[SAME]], label %amber.load.read, label %amber.load.push
+; CHECK: amber.load.push:
+; CHECK-NEXT: %[[SLOT:.*]] = getelementptr i64, ptr %amber.rlog, i64 %amber.rn
+; CHECK-NEXT: store i64 %amber.blk, ptr %[[SLOT]], align 8
+; CHECK-NEXT: %[[N1:.*]] = add i64 %amber.rn, 1
+; CHECK-NEXT: store i64 %[[N1]], ptr
+; CHECK: amber.load.ordword:
+; CHECK-NEXT: %[[WI:.*]] = lshr i64 %[[PI]], 3
+; CHECK-NEXT: %[[WM:.*]] = and i64 %[[WI]], %amber.vmask
+; CHECK-NEXT: %amber.vword = getelementptr i64, ptr %amber.vtab, i64 %[[WM]]
+; CHECK-NEXT: %amber.vversion = load atomic i64, ptr %amber.vword acquire, align 8
+; CHECK-NEXT: %[[ODD:.*]] = and i64 %amber.vversion, 1
+; CHECK-NEXT: %[[EVEN:.*]] = icmp eq i64 %[[ODD]], 0
+; CHECK-NEXT: %[[OLDW:.*]] = icmp ult i64 %amber.vversion, %amber.vsettled
+; CHECK-NEXT: %[[WOK:.*]] = and i1 %[[EVEN]], %[[OLDW]]
+; CHECK-NEXT: br i1 %[[WOK]], label %amber.load.ordread, label %amber.load.slow
+; CHECK: amber.load.ordread:
+; CHECK-NEXT: %amber.vvalue = load atomic i32, ptr %p monotonic, align 4
+; CHECK-NEXT: fence acquire
+; CHECK-NEXT: %amber.vagain = load atomic i64, ptr %amber.vword monotonic, align 8
+; CHECK-NEXT: %[[SAMEW:.*]] = icmp eq i64 %amber.vagain, %amber.vversion
+; CHECK-NEXT: br i1 %[[SAMEW]], label %amber.load.ordok, label %amber.load.slow
+; CHECK: amber.load.ordok:
+; CHECK-NEXT: br i1 %[[TR]], label %amber.load.ordlog, label %amber.load.orddone
+; CHECK: amber.load.push{{[0-9]+}}:
+; CHECK-NEXT: %[[WSLOT:.*]] = getelementptr ptr, ptr %amber.rlog{{[0-9]+}}, i64 %amber.rn{{[0-9]+}}
+; CHECK-NEXT: store ptr %amber.vword, ptr %[[WSLOT]], align 8
+; CHECK: %a = phi i32 [ %[[H]], %amber.load.heap ], [ %[[O]], %amber.load.ordinary ], [ %[[MR]], %amber.load.read ], [ %amber.vvalue, %amber.load.orddone ], [ %[[S]], %amber.load.slow ]
 ; The pointer load: a code handle takes the callback.
 ; CHECK: sub i64 %amber.heap_size, 7
 ; CHECK: %[[PH:.*]] = load i64, ptr %amber.alias{{.*}}, align 8
 ; CHECK-NEXT: %[[PT:.*]] = lshr i64 %[[PH]], 48
 ; CHECK-NEXT: %[[PC:.*]] = icmp eq i64 %[[PT]], 43806
 ; CHECK-NEXT: br i1 %[[PC]], label %amber.load.slow{{[0-9]+}}, label %amber.load.join{{[0-9]*}}
+; CHECK: %[[PM:.*]] = load i64, ptr %amber.src{{[0-9]+}}, align 8
+; CHECK-NEXT: %[[PMT:.*]] = lshr i64 %[[PM]], 48
+; CHECK-NEXT: icmp eq i64 %[[PMT]], 43806
 ; CHECK: call i64 @__amber_loadp(ptr %q)
 ; CHECK: %r = inttoptr i64
 ; CHECK-NEXT: %v = call i64 @__amber_load8(ptr %r)
@@ -70,13 +177,14 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: sub i64 %amber.heap_size, 15
 ; CHECK: load <4 x i32>, ptr %amber.alias{{.*}}, align 16
 ; CHECK: load <4 x i32>, ptr %r, align 16
+; CHECK: load <4 x i32>, ptr %amber.src{{[0-9]+}}, align 16
 ; CHECK: call void @__amber_loadn(ptr %amber.tmp{{.*}}, ptr %r, i64 16)
 ; CHECK: %w = phi <4 x i32>
 ; CHECK: call void @__amber_loadn(ptr %{{.*}}, ptr %r, i64 8)
 ; CHECK: ret i64
-; CHECK: declare extern_weak i32 @__amber_direct_reads()
+; CHECK: declare extern_weak ptr @__amber_read_state()
 
 ; OFF-LABEL: define i64 @__amber_tx_f(
-; OFF-NOT: __amber_direct_reads
+; OFF-NOT: __amber_read_state
 ; OFF: %a = call i32 @__amber_load4(ptr %p)
 ; OFF: ret i64

@@ -36,6 +36,15 @@
 // RUN: %python %S/Inputs/history_check.py < %S/Inputs/history_stale.txt | FileCheck %s --check-prefix=OK2
 // RUN: not %python %S/Inputs/history_check.py --realtime < %S/Inputs/history_stale.txt | FileCheck %s --check-prefix=BAD
 // RUN: not %python %S/Inputs/history_check.py --si < %S/Inputs/history_lost.txt | FileCheck %s --check-prefix=LOST
+// More threads (the pass's inline loads take other paths when the newest
+// version of a block is another thread's: docs/engines/mvcc.md, "Inline
+// loads"): 3 and 4 threads, SER and mixed levels.
+// RUN: %amber_cc -O2 -DTHREADS=4 %s -o %t4 -pthread
+// RUN: env AMBER_ENGINE=mvcc %run %t4 2 > %t.ser4
+// RUN: %python %S/Inputs/history_check.py --realtime < %t.ser4 | FileCheck %s --check-prefix=FOUR
+// RUN: %amber_cc -O2 -DTHREADS=3 %s -o %t3 -pthread
+// RUN: env AMBER_ENGINE=mvcc %run %t3 0 > %t.mix3
+// RUN: %python %S/Inputs/history_check.py --realtime < %t.mix3 | FileCheck %s --check-prefix=THREE
 // RUN: %run %t 2 > %t.romulus
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.romulus | FileCheck %s
 #include <amber.h>
@@ -44,7 +53,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#ifndef THREADS
 #define THREADS 2
+#endif
 #define TXNS 2000
 #define REGS 4
 
@@ -110,6 +121,8 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK: serializable 4000
+// FOUR: serializable 8000
+// THREE: serializable 6000
 // SI: {{^(serializable 4000|CYCLE)}}
 // BAD: CYCLE
 // OK2: serializable 2

@@ -17,12 +17,26 @@
 //             nobody waited for.
 //   coalesce: the real backend's planning merges touching ranges and ranges
 //             a few pages apart in one mapping, never across mappings.
+//   gather:   (docs/engines/msync.md, "Gathering"; the bound set to 60 s, a
+//             hang guard: every wait here ends by an event, never by time)
+//             a leader whose sibling is in flight (entered) waits, and the
+//             sibling's publish during that wait ends it and joins the same
+//             sync; the next round's leader waits for the last group's
+//             other member the same way; a leader with nobody in flight or
+//             expected, and a plain fence, never wait; a sibling that
+//             leaves without publishing (an abort) ends the wait too.
+//   order-gather: order's invariants with gathering on, threads entering
+//             before their ranges and some leaving without publishing:
+//             every fence returns durable, and no leader's wait ever ran
+//             to its bound (nobody stranded it).
 // RUN: %unit_cc %s -o %t %unit_libs
 // RUN: %t order
 // RUN: %t group
 // RUN: %t detach
 // RUN: %t tickets
 // RUN: %t coalesce
+// RUN: %t gather
+// RUN: %t order-gather
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -97,13 +111,23 @@ static void covered(int t, uint32_t from, uint32_t to) {
   }
 }
 
+static int gathering_on; /* order-gather: threads enter, some leave, and wait on tickets */
+
 static void *order_thread(void *arg) {
   int t = (int)(intptr_t)arg;
   uint32_t k = 0;
   for (int i = 0; i < ROUNDS; i++) {
     uint32_t from = k, m = (uint32_t)(i % PER) + 1;
+    if (gathering_on) {
+      amber_msync_enter();
+      if ((i + t) % 5 == 0) { /* an aborted transaction: in flight, then out without publishing */
+        amber_msync_leave();
+        amber_msync_enter();
+      }
+    }
     for (uint32_t j = 0; j < m; j++) record(t, k++);
-    amber_msync_fence();
+    if (gathering_on) amber_msync_wait(amber_msync_publish());
+    else amber_msync_fence();
     covered(t, from, k);
   }
   return NULL;
@@ -120,6 +144,17 @@ static void order(void) {
   for (int i = 0; i < ROUNDS; i++) per_thread += (uint32_t)(i % PER) + 1;
   CHECK(total == (size_t)NT * per_thread); /* every range synced, none twice (mock_sync) */
   printf("order: ok (%u fences, %u syncs)\n", NT * ROUNDS, nsyncs);
+}
+
+static void order_gather(void) {
+  gathering_on = 1;
+  amber_msync_set_gather(50, 60000000000ull);
+  order();
+  uint64_t g[3];
+  amber_msync_gather_counts(g);
+  CHECK(g[2] == 0); /* no leader waited for a thread that did not come */
+  CHECK(amber_msync_inflight() == 0);
+  printf("order-gather: ok (%llu leaders waited for siblings)\n", (unsigned long long)g[0]);
 }
 
 /* ---- group ---- */
@@ -232,6 +267,107 @@ static void tickets(void) {
   printf("tickets: ok\n");
 }
 
+/* ---- gather ---- */
+
+static int a_round;       /* A's round, set before A publishes it */
+static uint64_t a_ticket; /* A's round-4 ticket */
+static int b_ready;       /* the sibling is set for round b_ready */
+static int a_gathers_round;
+static int a_gathers(void) {
+  return __atomic_load_n(&a_round, __ATOMIC_SEQ_CST) == a_gathers_round && amber_msync_gathering();
+}
+static int b_ready_round;
+static int b_is_ready(void) { return __atomic_load_n(&b_ready, __ATOMIC_SEQ_CST) == b_ready_round; }
+static void b_wait_a(int r) { /* A, in round r, leads and waits for us */
+  a_gathers_round = r;
+  CHECK(wait_for(a_gathers));
+}
+
+static void *gather_sibling(void *arg) {
+  (void)arg;
+  /* Round 1: in flight (its first write), then an abort. */
+  amber_msync_enter();
+  __atomic_store_n(&b_ready, 1, __ATOMIC_SEQ_CST);
+  b_wait_a(1);
+  amber_msync_leave();
+  /* Round 2: in flight again (the retry); publishes during A's wait. */
+  amber_msync_enter();
+  __atomic_store_n(&b_ready, 2, __ATOMIC_SEQ_CST);
+  b_wait_a(2);
+  amber_msync_record(20, 22, 10);
+  amber_msync_wait(amber_msync_publish());
+  /* Round 3: a member of A's last group: expected, not entered. */
+  b_wait_a(3);
+  amber_msync_record(24, 26, 11);
+  amber_msync_wait(amber_msync_publish());
+  /* Round 4: expected again; waits for A's ticket instead of publishing
+   * (a read-only transaction that read A's commit). */
+  b_wait_a(4);
+  amber_msync_wait(__atomic_load_n(&a_ticket, __ATOMIC_SEQ_CST));
+  return NULL;
+}
+
+static uint64_t a_publish(int r) {
+  amber_msync_record(8 + 4 * (uintptr_t)r, 10 + 4 * (uintptr_t)r, 3 + (uint64_t)r);
+  __atomic_store_n(&a_round, r, __ATOMIC_SEQ_CST);
+  uint64_t k = amber_msync_publish();
+  __atomic_store_n(&a_ticket, k, __ATOMIC_SEQ_CST);
+  return k;
+}
+
+static void gathers_are(uint64_t n) {
+  uint64_t g[3];
+  amber_msync_gather_counts(g);
+  CHECK(g[0] == n && g[1] == n && g[2] == 0);
+}
+
+static void gather(void) {
+  amber_msync_attach_fn(count_sync);
+  amber_msync_set_gather(50, 60000000000ull); /* a hang guard: nothing here ends by the bound */
+  /* Nobody in flight: no wait, one round after another. */
+  for (int i = 0; i < 3; i++) {
+    amber_msync_record(0, 2, 1);
+    amber_msync_wait(amber_msync_publish());
+  }
+  CHECK(nsyncs == 3);
+  gathers_are(0);
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, gather_sibling, NULL) == 0);
+  b_ready_round = 1;
+  CHECK(wait_for(b_is_ready));
+  /* A plain fence never waits, even with a thread in flight. */
+  amber_msync_record(4, 6, 2);
+  amber_msync_fence();
+  CHECK(nsyncs == 4 && sync_ranges[4] == 1);
+  gathers_are(0);
+  /* Round 1: the sibling in flight aborts during our wait: it ends. */
+  uint64_t k = a_publish(1);
+  amber_msync_wait(k);
+  CHECK(amber_msync_durable(k) && nsyncs == 5 && sync_ranges[5] == 1);
+  gathers_are(1);
+  /* Round 2: in flight again; it publishes during our wait and shares
+   * our sync. */
+  b_ready_round = 2;
+  CHECK(wait_for(b_is_ready));
+  k = a_publish(2);
+  amber_msync_wait(k);
+  CHECK(amber_msync_durable(k) && nsyncs == 6 && sync_ranges[6] == 2);
+  gathers_are(2);
+  /* Round 3: the sibling was in our last group: expected, waited for. */
+  k = a_publish(3);
+  amber_msync_wait(k);
+  CHECK(nsyncs == 7 && sync_ranges[7] == 2);
+  gathers_are(3);
+  /* Round 4: expected, it waits for our ticket instead: our wait ends. */
+  k = a_publish(4);
+  amber_msync_wait(k);
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(nsyncs == 8 && sync_ranges[8] == 1);
+  gathers_are(4);
+  CHECK(amber_msync_inflight() == 0);
+  printf("gather: ok\n");
+}
+
 /* ---- coalesce ---- */
 
 static void coalesce(void) {
@@ -263,8 +399,10 @@ int main(int argc, char **argv) {
   else if (!strcmp(s, "detach")) detach();
   else if (!strcmp(s, "tickets")) tickets();
   else if (!strcmp(s, "coalesce")) coalesce();
+  else if (!strcmp(s, "gather")) gather();
+  else if (!strcmp(s, "order-gather")) order_gather();
   else {
-    fprintf(stderr, "usage: msync_group order|group|detach|coalesce\n");
+    fprintf(stderr, "usage: msync_group order|group|detach|tickets|coalesce|gather|order-gather\n");
     return 2;
   }
   return 0;

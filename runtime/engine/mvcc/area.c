@@ -390,6 +390,7 @@ const struct amber_engine amber_engine_mvcc = {
     .id = AMBER_ENGINE_MVCC,
     .direct_reads = 0,
     .aborts_writers = 1,
+    .lazy_begin = 1,
     .gate = mv_gate,
     .area_fits = mv_area_fits,
     .sync = mv_sync,
@@ -410,6 +411,7 @@ const struct amber_engine amber_engine_mvcc = {
     .commit = mv_commit,
     .abort = mv_abort,
     .unlogged = mv_unlogged,
+    .inline_reads = mv_inline_reads,
     .vread = mv_vread,
     .vwrite = mv_vwrite,
 };

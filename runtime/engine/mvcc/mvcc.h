@@ -27,6 +27,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 
+#include "amber_interface.h"
 #include "ordo/ordo.h"
 
 struct amber_heap;
@@ -53,6 +54,9 @@ struct mv_copy {
   char data[];             /* the block, at offset 64 */
 };
 #define MV_COPY_HDR 64u
+_Static_assert(offsetof(struct mv_copy, cts) == AMBER_MV_COPY_CTS && offsetof(struct mv_copy, owner) == AMBER_MV_COPY_OWNER &&
+                   offsetof(struct mv_copy, data) == AMBER_MV_COPY_DATA,
+               "the pass's inline loads read a version's cts, owner and data here (amber_interface.h)");
 
 /* A block's control header (DESIGN.md §5).  Installed lazily, by CAS, the
  * first time the block is written; never freed while the heap is open. */
@@ -71,6 +75,9 @@ struct mv_ctl {
   uint32_t dirty;       /* atomic: on the dirty list or being checkpointed */
   uint32_t pad;
 };
+_Static_assert(offsetof(struct mv_ctl, head) == AMBER_MV_CTL_HEAD && offsetof(struct mv_ctl, lock) == AMBER_MV_CTL_LOCK &&
+                   offsetof(struct mv_ctl, ckpt) == AMBER_MV_CTL_CKPT,
+               "the pass's inline loads read a control header's head, lock and ckpt here (amber_interface.h)");
 
 /* A transaction's shared status cell: gen << 2 | state.  Readers that meet a
  * block locked by a COMMITTING owner wait for the cell to change. */
@@ -130,8 +137,10 @@ struct mv_thread {
   uint64_t dfr_wait, own_ticket, own_cts;
   int mode;                     /* enum mv_mode */
   int in_tx;
-  uint64_t *rs;                 /* read set (block indexes), SER and LIN */
-  size_t nrs, caprs;
+  /* The pass's inline loads (amber_interface.h, ABI 5): mode, shift,
+   * table, self and settled set at begin; the read set (block indexes, SER
+   * and LIN) is rd.log[0 .. rd.n), appended to by the inline loads too. */
+  struct __amber_reads rd;
   /* The last batch of unlinked copies [tail, gp_upto) is free once the
    * grace period of gp_ticket is over (detector.c). */
   uint64_t gp_upto;
@@ -166,8 +175,8 @@ struct mv_thread {
    * LIN) the words it read. */
   struct mv_vheld { uint64_t *word; uint64_t old; } *vw;
   size_t nvw, capvw;
-  uint64_t **vr;
-  size_t nvr, capvr;
+  /* The words read (SER, LIN) are rd.vlog[0 .. rd.vn), appended to by the
+   * pass's inline loads too. */
   uint64_t vconflicts;          /* restarts over ordinary memory (statistics) */
   uint64_t vwritten;            /* words released at commit */
   uint64_t vquiesce_waits;      /* transactions waited for after such commits */
@@ -569,6 +578,7 @@ void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
 void mv_wait_durable(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
+const struct __amber_reads *mv_inline_reads(struct amber_thread *t);
 
 /* vmem.c: ordinary memory under the engine's timestamps (the engine's
  * vread / vwrite; the rest from mv_commit and mv_abort). */
@@ -578,6 +588,7 @@ int mv_vvalidate(struct mv_thread *m);
 void mv_vrelease(struct mv_thread *m, uint64_t cts);
 void mv_vabort(struct mv_thread *m);
 void mv_vquiesce(struct mv_thread *m, uint64_t cts);
+uint64_t *mv_vtable(uint64_t *mask); /* the lock table, for the pass's inline loads */
 
 /* solo.c */
 void mv_solo_wait(void);                 /* until no transaction runs alone */

@@ -93,6 +93,37 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
   __atomic_store_n(&m->active, m->local, __ATOMIC_SEQ_CST);
 }
 
+/* The pass's inline loads (amber_interface.h, ABI 5; docs/engines/mvcc.md,
+ * "Inline loads"): what they may read in place for this transaction.  A
+ * chain head of this thread's ring committed below `settled` is certainly
+ * older than local-ts (cmp_time(cts, local) < 0 is cts + boundary < local);
+ * AMBER_PERSISTENT regions (latest mode) and irrevocable transactions call
+ * the runtime for every load. */
+static void inline_reads_begin(struct mv_thread *m) {
+  uint64_t b = amber_ordo_boundary();
+  m->rd.shift = mv.shift;
+  m->rd.table = (void *const *)mv.table;
+  m->rd.self = m;
+  m->rd.settled = m->local > b ? m->local - b : 0;
+  /* Ordinary words: a version v with v + 2 boundaries < local-ts is
+   * certainly older (V2), and the wait before return it would ask for
+   * (maxseen) is over already: local-ts itself is past it. */
+  m->rd.vtab = mv_vtable(&m->rd.vmask);
+  m->rd.vsettled = m->local > 2 * b ? (m->local - 2 * b) << 1 : 0;
+  m->rd.mode = m->mode == MV_LATEST || m->solo ? AMBER_READS_CALL
+               : m->mode == MV_SI             ? AMBER_READS_MVCC
+                                              : AMBER_READS_MVCC_LOG;
+}
+
+const struct __amber_reads *mv_inline_reads(struct amber_thread *t) {
+  struct mv_thread *m = t->engine_data;
+  if (!m || !m->in_tx) return NULL;
+  /* An operational record captures what the region reads of ordinary
+   * memory (entry/access.c): those loads take the callback. */
+  if (t->op >= AMBER_OP_CAPTURE) m->rd.vsettled = 0;
+  return &m->rd;
+}
+
 void mv_begin(struct amber_thread *t) {
   struct mv_thread *m = mv_thread_of(t);
   uint64_t used = m->head - m->tail;
@@ -124,10 +155,11 @@ void mv_begin(struct amber_thread *t) {
    * the program's locks, and an irrevocable transaction runs alone. */
   t->vguard = m->mode == MV_LATEST || m->solo ? 0 : AMBER_VGUARD_READS | AMBER_VGUARD_WRITES;
   m->nvw = 0;
-  m->nvr = 0;
+  m->rd.vn = 0;
   m->in_tx = 1;
   m->txstart = m->head;
-  m->nrs = 0;
+  m->rd.n = 0;
+  inline_reads_begin(m);
   m->maxseen = 0;
   m->dep = 0;
   m->ncdep = 0;
@@ -137,6 +169,8 @@ void mv_begin(struct amber_thread *t) {
 
 static void end_tx(struct mv_thread *m) {
   m->in_tx = 0;
+  m->rd.mode = AMBER_READS_CALL;
+  if (mv.elr) amber_pm_group_leave(); /* ended without publishing (the commit's publish left already) */
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
   publish_end(m);
 }
@@ -258,16 +292,18 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
   return k ? k : master;
 }
 
+/* The read set: the pass's inline loads append to it too (the same
+ * test against the last block), while rd.n < rd.cap. */
 static void rs_push(struct mv_thread *m, uint64_t blk) {
-  if (m->nrs && m->rs[m->nrs - 1] == blk) return;
-  if (m->nrs == m->caprs) {
-    size_t cap = m->caprs ? m->caprs * 2 : 256;
-    uint64_t *n = realloc(m->rs, cap * sizeof *n);
+  if (m->rd.n && m->rd.log[m->rd.n - 1] == blk) return;
+  if (m->rd.n == m->rd.cap) {
+    size_t cap = m->rd.cap ? m->rd.cap * 2 : 256;
+    uint64_t *n = realloc(m->rd.log, cap * sizeof *n);
     if (!n) amber_fatal("mvcc: out of memory for a read set of %zu blocks", cap);
-    m->rs = n;
-    m->caprs = cap;
+    m->rd.log = n;
+    m->rd.cap = cap;
   }
-  m->rs[m->nrs++] = blk;
+  m->rd.log[m->rd.n++] = blk;
 }
 
 /* A read outside any transaction (code outside regions): the latest
@@ -337,6 +373,9 @@ static struct mv_copy *alloc_copy(struct amber_thread *t, struct mv_thread *m) {
   if (t && t->batch_split && m->head > m->txstart &&
       (m->head - m->txstart >= m->nslots / 4 || (m->head - m->txstart + 1) * (mv.block + 64) >= mv.olog_bytes / 4))
     amber_tx_batch_split(t);
+  /* The first write: a commit that publishes a ticket follows (the
+   * sync's leader waits for it: msync.c, gathering). */
+  if (mv.elr && m->head == m->txstart) amber_pm_group_enter();
   for (;;) {
     struct mv_copy *x = mv_ring_alloc(m);
     if (x) return x;
@@ -468,8 +507,8 @@ static void atomic_max(uint64_t *p, uint64_t v) {
  * committing.  An active writer of a block we read will commit after us:
  * rts makes its commit-ts certainly larger than ours. */
 static int validate(struct mv_thread *m, uint64_t cts) {
-  for (size_t i = 0; i < m->nrs; i++) {
-    struct mv_ctl *c = mv_ctl_of(m->rs[i]);
+  for (size_t i = 0; i < m->rd.n; i++) {
+    struct mv_ctl *c = mv_ctl_of(m->rd.log[i]);
     if (!c) continue;
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
     if (l && !(l & 1u)) {

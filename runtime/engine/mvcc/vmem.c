@@ -45,6 +45,16 @@ static uint64_t vtab[VT_N] __attribute__((aligned(4096)));
 static inline uint64_t *word_of(const void *p) { return &vtab[((uintptr_t)p >> 3) & (VT_N - 1)]; }
 static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(uintptr_t)m | 1u; }
 
+/* The pass's inline loads of ordinary memory (amber_interface.h, ABI 5;
+ * docs/engines/mvcc.md, "Inline loads") read a word's bytes in place when
+ * it is even and below rd.vsettled, with the same check again after the
+ * load (the seqlock of mv_vread): V2 holds for them, and (txn.c) the
+ * version is so old that mv_vread's maxseen would change nothing. */
+uint64_t *mv_vtable(uint64_t *mask) {
+  *mask = VT_N - 1;
+  return vtab;
+}
+
 static noreturn void vrestart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why) {
   m->backoff = 1;
   /* As txn.c's mv_restart: a word version within the boundary of local-ts
@@ -109,9 +119,9 @@ void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
        * (a writer takes the word before it stores). */
       __atomic_thread_fence(__ATOMIC_ACQUIRE);
       if (__atomic_load_n(w, __ATOMIC_RELAXED) != v) continue;
-      if (track && (!m->nvr || m->vr[m->nvr - 1] != w)) {
-        if (m->nvr == m->capvr) grow((void **)&m->vr, &m->capvr, sizeof *m->vr);
-        m->vr[m->nvr++] = w;
+      if (track && (!m->rd.vn || m->rd.vlog[m->rd.vn - 1] != w)) {
+        if (m->rd.vn == m->rd.vcap) grow((void **)&m->rd.vlog, &m->rd.vcap, sizeof *m->rd.vlog);
+        m->rd.vlog[m->rd.vn++] = w;
       }
       break;
     }
@@ -153,8 +163,8 @@ void mv_vwrite(struct amber_thread *t, void *addr, size_t n) {
  * A word held by another transaction fails it: that one may commit before
  * us with what we read overwritten. */
 int mv_vvalidate(struct mv_thread *m) {
-  for (size_t i = 0; i < m->nvr; i++) {
-    uint64_t v = __atomic_load_n(m->vr[i], __ATOMIC_SEQ_CST);
+  for (size_t i = 0; i < m->rd.vn; i++) {
+    uint64_t v = __atomic_load_n(m->rd.vlog[i], __ATOMIC_SEQ_CST);
     if (v == held_by(m)) continue;
     if ((v & 1) || !(amber_ordo_cmp_time(v >> 1, m->local) < 0)) return 0;
   }
@@ -167,7 +177,7 @@ void mv_vrelease(struct mv_thread *m, uint64_t cts) {
   for (size_t i = 0; i < m->nvw; i++) __atomic_store_n(m->vw[i].word, cts << 1, __ATOMIC_RELEASE);
   m->vwritten += m->nvw;
   m->nvw = 0;
-  m->nvr = 0;
+  m->rd.vn = 0;
 }
 
 /* V1, abort (after tx.c restored the bytes): each word back to the
@@ -175,7 +185,7 @@ void mv_vrelease(struct mv_thread *m, uint64_t cts) {
 void mv_vabort(struct mv_thread *m) {
   for (size_t i = m->nvw; i-- > 0;) __atomic_store_n(m->vw[i].word, m->vw[i].old, __ATOMIC_RELEASE);
   m->nvw = 0;
-  m->nvr = 0;
+  m->rd.vn = 0;
 }
 
 /* Privatization safety, after a commit that wrote ordinary memory at cts:

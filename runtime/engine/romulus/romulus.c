@@ -31,14 +31,45 @@
 static struct amber_heap *heap;
 static uint64_t meta_end; /* data offsets below this are allocator metadata */
 
-/* ---- a writer-preferring spinning reader-writer lock ---- */
+/* ---- a writer-preferring spinning reader-writer lock ----
+ * One writer flag and a reader indicator per thread (C-RW-WP, as
+ * RomulusLog's): a reader announces itself in a cache line of its own, so
+ * the read-only regions of different threads write no line in common, and
+ * leaving costs a plain store.  Threads whose state number is past the
+ * slots share one counter.
+ *
+ * Why these orders (docs/engines/romulus.md, "The lock"):
+ *  - A reader stores its slot, then loads the writer flag; a writer sets
+ *    the flag, then loads every slot.  Store then load, on both sides: all
+ *    four are sequentially consistent (Dekker), so one of the two sees the
+ *    other: never a reader and a writer both inside.  That one full fence
+ *    (the slot store is an xchg on x86) is the whole price of a read lock.
+ *  - The reader's flag load also acquires: it reads the 0 of the previous
+ *    writer's release store (write_unlock), so that writer's transaction
+ *    happens before the reader's reads.
+ *  - Leaving, a reader stores 0 with release: its reads happen before a
+ *    writer that loads the 0 (acquire, in the seq_cst load) writes.
+ *  - nslots (how many slots a writer scans) only grows, by a sequentially
+ *    consistent RMW that a thread makes before its first slot store: a
+ *    writer whose seq_cst load of nslots misses it set its flag before
+ *    that RMW in the single total order, hence before the reader's flag
+ *    load, which then sees the flag and backs off. */
+#define ROM_SLOTS 256
 static struct {
   _Alignas(64) uint32_t writer;
-  _Alignas(64) uint32_t readers;
+  _Alignas(64) uint32_t readers; /* the shared counter of threads past the slots */
+  _Alignas(64) uint32_t nslots;  /* slots in use: highest state number + 1, at most ROM_SLOTS */
 } rw;
+static struct {
+  _Alignas(64) uint32_t in;
+} slot[ROM_SLOTS];
+
+static int closed(void);
 
 /* A waiter for the lock: the writer may be a stray batch whose owner is
- * busy elsewhere; ask it to commit (tx/batch.c) each time it yields. */
+ * busy elsewhere; ask it to commit (tx/batch.c) each time it yields.  A
+ * transaction that waits for the flag of rom_close (held for good) is
+ * turned away: it never runs (tx/engine.h, close). */
 static inline void cpu_relax(unsigned *spins) {
   if (++*spins < 256) __builtin_ia32_pause();
   else {
@@ -47,25 +78,64 @@ static inline void cpu_relax(unsigned *spins) {
     *spins = 0;
   }
 }
+static inline void wait_writer(unsigned *spins) {
+  if (__builtin_expect(closed(), 0)) amber_heap_wait_closed();
+  cpu_relax(spins);
+}
 
-static void read_lock(void) {
-  unsigned spins = 0;
-  for (;;) {
-    while (__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE)) cpu_relax(&spins);
-    __atomic_fetch_add(&rw.readers, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&rw.writer, __ATOMIC_SEQ_CST)) return;
-    __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE);
+__attribute__((noinline)) static void raise_nslots(uint32_t n) {
+  uint32_t cur = __atomic_load_n(&rw.nslots, __ATOMIC_SEQ_CST);
+  while (cur < n && !__atomic_compare_exchange_n(&rw.nslots, &cur, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
   }
 }
-static void read_unlock(void) { __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE); }
+
+/* Announces t as a reader; nonzero when no writer has the flag (then t
+ * holds the read lock; else it must read_unlock and wait). */
+static inline int reader_in(const struct amber_thread *t) {
+  uint32_t i = t->index;
+  if (__builtin_expect(i < ROM_SLOTS, 1)) {
+    if (__builtin_expect(i >= __atomic_load_n(&rw.nslots, __ATOMIC_RELAXED), 0)) raise_nslots(i + 1);
+    __atomic_store_n(&slot[i].in, 1, __ATOMIC_SEQ_CST);
+  } else {
+    __atomic_fetch_add(&rw.readers, 1, __ATOMIC_SEQ_CST);
+  }
+  return !__atomic_load_n(&rw.writer, __ATOMIC_SEQ_CST);
+}
+static inline void read_unlock(const struct amber_thread *t) {
+  uint32_t i = t->index;
+  if (__builtin_expect(i < ROM_SLOTS, 1)) __atomic_store_n(&slot[i].in, 0, __ATOMIC_RELEASE);
+  else __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE);
+}
+
+static void read_lock(const struct amber_thread *t) {
+  unsigned spins = 0;
+  for (;;) {
+    while (__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE)) wait_writer(&spins);
+    if (reader_in(t)) return;
+    read_unlock(t);
+  }
+}
+
+/* Readers inside now (a writer's view: seq_cst loads). */
+static uint32_t readers_in(void) {
+  uint32_t n = __atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST);
+  uint32_t k = __atomic_load_n(&rw.nslots, __ATOMIC_SEQ_CST);
+  for (uint32_t i = 0; i < k; i++) n += __atomic_load_n(&slot[i].in, __ATOMIC_SEQ_CST);
+  return n;
+}
+
 static void write_lock(void) {
   unsigned spins = 0;
   uint32_t z = 0;
   while (!__atomic_compare_exchange_n(&rw.writer, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
     z = 0;
-    cpu_relax(&spins);
+    wait_writer(&spins);
   }
+  /* The flag is ours: new readers back off; wait for those inside. */
   while (__atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST)) cpu_relax(&spins);
+  uint32_t k = __atomic_load_n(&rw.nslots, __ATOMIC_SEQ_CST);
+  for (uint32_t i = 0; i < k; i++)
+    while (__atomic_load_n(&slot[i].in, __ATOMIC_SEQ_CST)) cpu_relax(&spins);
 }
 static void write_unlock(void) { __atomic_store_n(&rw.writer, 0, __ATOMIC_RELEASE); }
 
@@ -108,17 +178,18 @@ static void readers_to_main(void) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+static int closed(void) { return __atomic_load_n(&twin.closed, __ATOMIC_ACQUIRE); }
+
 /* read_lock, unless the heap is closed first (its writer lock stays held). */
-static int read_lock_open(void) {
+static int read_lock_open(const struct amber_thread *t) {
   unsigned spins = 0;
   for (;;) {
     while (__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE)) {
-      if (__atomic_load_n(&twin.closed, __ATOMIC_ACQUIRE)) return 0;
+      if (closed()) return 0;
       cpu_relax(&spins);
     }
-    __atomic_fetch_add(&rw.readers, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&rw.writer, __ATOMIC_SEQ_CST)) return 1;
-    __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE);
+    if (reader_in(t)) return 1;
+    read_unlock(t);
   }
 }
 
@@ -141,20 +212,22 @@ static inline int read_twin(const char *addr, void *dst, size_t n, struct amber_
   return __atomic_load_n(&twin.seq, __ATOMIC_RELAXED) == s;
 }
 
-__attribute__((noinline)) static void read_committed_retry(const char *addr, void *dst, size_t n, struct amber_heap *h) {
+__attribute__((noinline)) static void read_committed_retry(const struct amber_thread *t, const char *addr, void *dst,
+                                                           size_t n, struct amber_heap *h) {
   for (unsigned tries = 1;; tries++) {
     /* Holding the read lock, no writer runs: main is committed. */
-    if (tries >= TWIN_TRIES && read_lock_open()) {
+    if (tries >= TWIN_TRIES && read_lock_open(t)) {
       memcpy(dst, addr, n);
-      read_unlock();
+      read_unlock(t);
       return;
     }
     if (read_twin(addr, dst, n, h)) return;
   }
 }
 
-static inline void read_committed(const char *addr, void *dst, size_t n, struct amber_heap *h) {
-  if (__builtin_expect(!read_twin(addr, dst, n, h), 0)) read_committed_retry(addr, dst, n, h);
+static inline void read_committed(const struct amber_thread *t, const char *addr, void *dst, size_t n,
+                                  struct amber_heap *h) {
+  if (__builtin_expect(!read_twin(addr, dst, n, h), 0)) read_committed_retry(t, addr, dst, n, h);
 }
 
 /* ---- per-thread log of modified lines (data offsets, line aligned) ---- */
@@ -397,7 +470,7 @@ static int write_lock_within(uint64_t wait_ms) {
   do {
     uint32_t z = 0;
     if (!have) have = __atomic_compare_exchange_n(&rw.writer, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-    readers = __atomic_load_n(&rw.readers, __ATOMIC_SEQ_CST);
+    readers = readers_in();
     if (have && !readers) return 0;
   } while (amber_wait_more(&w));
   return have ? (int)readers : 1;
@@ -436,7 +509,7 @@ static int rom_close(struct amber_heap *h, uint64_t wait_ms) {
  * memory"). */
 static void rom_begin(struct amber_thread *t) {
   if (t->writer) write_lock();
-  else read_lock();
+  else read_lock(t);
   t->vguard = t->writer ? 0 : AMBER_VGUARD_WRITES;
 }
 
@@ -451,7 +524,7 @@ static void rom_load(struct amber_thread *t, const void *addr, void *dst, size_t
    * is the writer: a stray batch too); outside, main may hold a running
    * writer's stores. */
   if (t->depth || t->batch) memcpy(dst, addr, n);
-  else read_committed(addr, dst, n, heap);
+  else read_committed(t, addr, dst, n, heap);
 }
 
 static inline void begin_mutation(struct amber_thread *t, struct rom_log *l) {
@@ -585,7 +658,7 @@ static void rom_commit(struct amber_thread *t) {
     log_reset(l);
   }
   if (t->writer) write_unlock();
-  else read_unlock();
+  else read_unlock(t);
 }
 
 /* A writer undone (amber_retry, amber_cancel): main gets back's bytes for every line the
@@ -616,13 +689,14 @@ static void rom_abort(struct amber_thread *t) {
     write_unlock();
     return;
   }
-  read_unlock();
+  read_unlock(t);
 }
 
 const struct amber_engine amber_engine_romulus = {
     .name = "romulus",
     .id = AMBER_ENGINE_ROMULUS,
     .direct_reads = 1,
+    .lazy_begin = 1,
     .area_size = rom_area_size,
     .format = rom_format,
     .validate = rom_validate,
