@@ -15,6 +15,7 @@
 #include "entry/stray.h"
 #include "ordo/ordo.h"
 #include "pm/durability.h"
+#include "pm/msync.h"
 #include "pm/pm.h"
 #include "tx/tx.h"
 
@@ -124,6 +125,11 @@ void amber_stats_write(FILE *f, int json) {
     fprintf(f, ", \"sync_gathers\": %llu, \"sync_gathers_complete\": %llu, \"sync_gathers_bounded\": %llu",
             (unsigned long long)s.pm.sync_gathers[0], (unsigned long long)s.pm.sync_gathers[1],
             (unsigned long long)s.pm.sync_gathers[2]);
+    fprintf(f, ", \"sync_several\": \"%s\", \"sync_several_ranges\": %llu, \"sync_several_fdatasync\": %llu, "
+               "\"sync_ranges_written\": %llu, \"sync_ns\": %llu, \"sync_gather_ns\": %llu",
+            amber_msync_several_name[amber_msync_several()], (unsigned long long)s.pm.sync_steps[0],
+            (unsigned long long)s.pm.sync_steps[1], (unsigned long long)s.pm.sync_steps[2],
+            (unsigned long long)s.pm.sync_steps[3], (unsigned long long)s.pm.sync_steps[4]);
     durability_write(f, 1);
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
@@ -165,6 +171,13 @@ void amber_stats_write(FILE *f, int json) {
                "until AMBER_PM_GROUP_WAIT's bound)\n",
             (unsigned long long)s.pm.sync_gathers[0], (unsigned long long)s.pm.sync_gathers[1],
             (unsigned long long)s.pm.sync_gathers[2]);
+  if (s.pm.sync_steps[0] || s.pm.sync_steps[1])
+    fprintf(f, "  several ranges     %llu syncs by sync_file_range + one msync (%llu ranges), %llu by fdatasync (%s)\n",
+            (unsigned long long)s.pm.sync_steps[0], (unsigned long long)s.pm.sync_steps[2],
+            (unsigned long long)s.pm.sync_steps[1], amber_msync_several_name[amber_msync_several()]);
+  if (s.pm.syncs)
+    fprintf(f, "  sync time          %.1f us per sync; leaders gathered %.1f us per sync\n",
+            (double)s.pm.sync_steps[3] / 1e3 / (double)s.pm.syncs, (double)s.pm.sync_steps[4] / 1e3 / (double)s.pm.syncs);
   for (int i = 0; i < AMBER_PM_NCAT; i++)
     fprintf(f, "    %-12s     flushes %llu, fences %llu\n", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
             (unsigned long long)s.pm.fences[i]);

@@ -5,15 +5,21 @@
 #include "msync.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/diag.h"
+#include "base/options.h"
 
 /* ---- the group commit ----
  *
@@ -77,6 +83,7 @@ static uint64_t sync_ewma_ns;       /* under the lock: mean sync duration, EWMA 
 static unsigned gather_pct;         /* the bound as a percentage of sync_ewma_ns; 0: never wait */
 static uint64_t gather_fixed_ns;    /* tests: a fixed bound instead */
 static uint64_t gathers, gathers_full, gathers_timeout; /* under the lock */
+static uint64_t sync_ns_total, gather_ns_total;           /* under the lock */
 /* Under the lock: the last gathering ran to its bound, so the next one
  * waits for writers only (expected threads may have gone idle: a server
  * thread waiting for its next request costs one bounded wait, not one per
@@ -282,6 +289,7 @@ static void gather(void) {
   gather_done = 0;
   if ((!expect_off && returned) || __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) != 0) {
     gathers++;
+    uint64_t g0 = now_ns();
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl); /* pthread_cond_timedwait's clock */
     uint64_t ns = (uint64_t)dl.tv_nsec + bound;
@@ -291,6 +299,7 @@ static void gather(void) {
     while (!gather_done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&gather_cond, &lock, &dl);
     if (gather_done) gathers_full++;
     else gathers_timeout++;
+    gather_ns_total += now_ns() - g0;
     expect_off = !gather_done;
   } else {
     expect_off = 0;
@@ -336,6 +345,7 @@ static void wait_ticket(uint64_t want, int may_gather) {
     uint64_t dt = now_ns() - t0;
     pthread_mutex_lock(&lock);
     if (k) sync_ewma_ns = sync_ewma_ns ? sync_ewma_ns - sync_ewma_ns / 8 + dt / 8 : dt;
+    sync_ns_total += dt;
     expect_gen = gen; /* its members will likely commit again soon: the next leader waits for them */
     returned = group;
     __atomic_add_fetch(&syncs, k, __ATOMIC_RELAXED);
@@ -427,29 +437,182 @@ static void direct_sync(uintptr_t start, uintptr_t end) {
                 (void *)start, (void *)end, strerror(errno));
 }
 
-/* Only the leader runs this, so the scratch copy needs no lock. */
+/* ---- several ranges in one sync (docs/engines/msync.md, "Several ranges") ----
+ *
+ * One msync per range would flush the disk's cache (and commit the
+ * journal) once per range; one fdatasync of the file writes back every
+ * dirty page of the heap, in-place data pages no fence asked for included.
+ * Where the file system's ranged fsync commits the metadata of the whole
+ * inode and flushes the cache even when its own range is clean (ext4,
+ * xfs), the leader instead starts the write of every range
+ * (sync_file_range WRITE), waits for each (WAIT_BEFORE|WRITE|WAIT_AFTER:
+ * WB_SYNC_ALL, as fsync's own data step), and commits all of them with one
+ * msync of the last range. */
+
+const char *const amber_msync_several_name[3] = {"none", "ranges", "fdatasync"};
+
+static enum amber_msync_several several; /* of the attached heap; under the lock, read by its leader */
+/* Statistics: [0] ranged syncs, [1] fdatasyncs, [2] ranges written; relaxed atomics. */
+static uint64_t several_counts[3];
+
+void amber_msync_check_option(void) {
+  const char *v = amber_opt.pm_msync_several;
+  if (strcmp(v, "auto") && strcmp(v, "fdatasync"))
+    amber_fatal("AMBER_PM_MSYNC_SEVERAL=%s is not a way to sync several ranges; use auto (the default: sync_file_range per "
+                "range and one msync where the file system allows it) or fdatasync (always one fdatasync of the heap file)",
+                v);
+}
+
+#define EXT4_MAGIC 0xEF53ul /* ext2, ext3 and ext4 alike */
+#define XFS_MAGIC 0x58465342ul
+
+/* Whether the mount options list `opts` (comma-separated) holds `opt`. */
+static int has_opt(const char *opts, const char *opt) {
+  size_t n = strlen(opt);
+  for (const char *p = opts; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && !strncmp(p, opt, n)) return 1;
+    p = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+int amber_msync_ranges_safe(unsigned long magic, const char *opts, const char **why) {
+  if (magic == XFS_MAGIC) return 1; /* xfs_file_fsync: forces the log to the inode's last commit, else flushes */
+  if (magic != EXT4_MAGIC) {
+    *why = "not ext4 or xfs (btrfs's ranged fsync may log only its own range's extents)";
+    return 0;
+  }
+  if (!opts) {
+    *why = "ext4 with mount options unknown (/proc/self/mountinfo unreadable)";
+    return 0;
+  }
+  if (has_opt(opts, "data=journal")) {
+    *why = "ext4 mounted data=journal";
+    return 0;
+  }
+  return 1;
+}
+
+/* The super options of the mount that holds `fd`'s file, from
+ * /proc/self/mountinfo (the field after " - FSTYPE SOURCE "), into buf;
+ * NULL when unknown.  Bind mounts of one device share one super block. */
+static const char *mount_opts(int fd, char *buf, size_t size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return NULL;
+  FILE *f = fopen("/proc/self/mountinfo", "re");
+  if (!f) return NULL;
+  char line[4096];
+  const char *found = NULL;
+  while (!found && fgets(line, sizeof line, f)) {
+    unsigned maj, mnr;
+    if (sscanf(line, "%*s %*s %u:%u", &maj, &mnr) != 2 || makedev(maj, mnr) != st.st_dev) continue;
+    char *sep = strstr(line, " - ");
+    char fstype[64], source[1024], opts[2048];
+    if (!sep || sscanf(sep, " - %63s %1023s %2047s", fstype, source, opts) != 3) continue;
+    snprintf(buf, size, "%s", opts);
+    found = buf;
+  }
+  fclose(f);
+  return found;
+}
+
+/* At attach, the lock held. */
+static void choose_several(const char *path, int fd, int dax) {
+  const char *why = "AMBER_PM_MSYNC_SEVERAL=fdatasync";
+  struct statfs fs;
+  char opts[2048];
+  several = AMBER_MSYNC_SEVERAL_FDATASYNC;
+  if (!amber_opt.pm_msync_several || strcmp(amber_opt.pm_msync_several, "fdatasync")) {
+    if (dax) why = "a DAX file";
+    else if (fstatfs(fd, &fs) != 0) why = "fstatfs failed";
+    else if (amber_msync_ranges_safe((unsigned long)fs.f_type, mount_opts(fd, opts, sizeof opts), &why))
+      several = AMBER_MSYNC_SEVERAL_RANGES;
+  }
+  if (several == AMBER_MSYNC_SEVERAL_RANGES)
+    amber_info("msync backend, heap %s: a sync of several ranges writes each with sync_file_range and commits them with one "
+               "msync", path);
+  else
+    amber_info("msync backend, heap %s: a sync of several ranges is one fdatasync of the file (%s)", path, why);
+}
+
+enum amber_msync_several amber_msync_several(void) {
+  pthread_mutex_lock(&lock);
+  enum amber_msync_several v = several;
+  pthread_mutex_unlock(&lock);
+  return v;
+}
+
+void amber_msync_sync_counts(uint64_t out[5]) {
+  for (int i = 0; i < 3; i++) out[i] = __atomic_load_n(&several_counts[i], __ATOMIC_RELAXED);
+  pthread_mutex_lock(&lock);
+  out[3] = sync_ns_total;
+  out[4] = gather_ns_total;
+  pthread_mutex_unlock(&lock);
+}
+
+size_t amber_msync_file_ranges(const struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
+                               struct amber_msync_file_range *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    for (uintptr_t a = r[i].start; a < r[i].end;) {
+      int j = region_of(a, reg, nreg);
+      if (j < 0) AMBER_BUG("msync backend: dirty range [%p, %p) lies outside the heap's mappings", (void *)a, (void *)r[i].end);
+      uintptr_t base = (uintptr_t)reg[j].addr, e = base + reg[j].len < r[i].end ? base + reg[j].len : r[i].end;
+      out[k++] = (struct amber_msync_file_range){a, reg[j].file_off + (a - base), e - a};
+      a = e;
+    }
+  return k;
+}
+
+static noreturn void sync_failed(const char *call) {
+  amber_fatal("%s of heap %s failed (%s): commits since the last sync may not be durable; the heap file's storage may be "
+              "failing (check the disk and the kernel log)", call, heap_path, strerror(errno));
+}
+
+/* Only the leader runs this, so the scratch copies need no lock. */
 static struct amber_msync_range *plan;
 static size_t cap_plan;
+static struct amber_msync_file_range *fplan;
+static size_t cap_fplan;
 
 static unsigned file_sync(const struct amber_msync_range *r, size_t n) {
   plan = grow(plan, &cap_plan, n, sizeof *plan);
   memcpy(plan, r, n * sizeof *r);
   size_t k = amber_msync_coalesce(plan, n, regions, nregions, page_size);
-  if (k > AMBER_MSYNC_MAX_CALLS) {
-    if (fdatasync(heap_fd) != 0)
-      amber_fatal("fdatasync of heap %s failed (%s): commits since the last sync may not be durable; the heap file's "
-                  "storage may be failing (check the disk and the kernel log)", heap_path, strerror(errno));
+  if (k > AMBER_MSYNC_MAX_CALLS && several == AMBER_MSYNC_SEVERAL_FDATASYNC) {
+    if (fdatasync(heap_fd) != 0) sync_failed("fdatasync");
+    __atomic_add_fetch(&several_counts[1], 1, __ATOMIC_RELAXED);
     return 1;
   }
-  for (size_t i = 0; i < k; i++) {
-    if (msync((void *)plan[i].start, plan[i].end - plan[i].start, MS_SYNC) != 0)
-      amber_fatal("msync of heap %s failed (%s): commits since the last sync may not be durable; the heap file's "
-                  "storage may be failing (check the disk and the kernel log)", heap_path, strerror(errno));
+  if (k > AMBER_MSYNC_MAX_CALLS) {
+    fplan = grow(fplan, &cap_fplan, k * AMBER_PM_MAX_REGIONS, sizeof *fplan);
+    size_t f = amber_msync_file_ranges(plan, k, regions, nregions, fplan);
+    /* Start every range's write, so the device sees them together... */
+    for (size_t i = 0; i < f; i++)
+      if (sync_file_range(heap_fd, (off_t)fplan[i].off, (off_t)fplan[i].len, SYNC_FILE_RANGE_WRITE) != 0)
+        sync_failed("sync_file_range");
+    /* ...then wait for each: WB_SYNC_ALL also writes a page that was under
+     * an older writeback when the first call passed it, as fsync's data
+     * step does.  The last range's wait is the msync's own. */
+    for (size_t i = 0; i + 1 < f; i++)
+      if (sync_file_range(heap_fd, (off_t)fplan[i].off, (off_t)fplan[i].len,
+                          SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+        sync_failed("sync_file_range");
+    /* One ranged fsync: commits the inode's metadata (every range's block
+     * allocations and extent conversions) and flushes the disk's cache. */
+    if (msync((void *)fplan[f - 1].addr, fplan[f - 1].len, MS_SYNC) != 0) sync_failed("msync");
+    __atomic_add_fetch(&several_counts[0], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&several_counts[2], f, __ATOMIC_RELAXED);
+    return 1;
   }
+  for (size_t i = 0; i < k; i++)
+    if (msync((void *)plan[i].start, plan[i].end - plan[i].start, MS_SYNC) != 0) sync_failed("msync");
   return (unsigned)k;
 }
 
-void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg) {
+void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg, int dax) {
   if (nreg > AMBER_PM_MAX_REGIONS) AMBER_BUG("the msync backend knows at most %d mappings of a heap, not %d", AMBER_PM_MAX_REGIONS, nreg);
   pthread_mutex_lock(&lock);
   while (running) pthread_cond_wait(&done_cond, &lock);
@@ -458,6 +621,7 @@ void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *
   memcpy(regions, reg, (size_t)nreg * sizeof *reg);
   nregions = nreg;
   page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+  choose_several(path, fd, dax);
   attach_locked(file_sync);
   pthread_mutex_unlock(&lock);
 }
@@ -483,6 +647,7 @@ void amber_msync_detach(int fd) {
     pthread_cond_broadcast(&done_cond);
   }
   sync_fn = NULL;
+  several = AMBER_MSYNC_SEVERAL_NONE;
   heap_fd = -1;
   nregions = 0;
   __atomic_store_n(&epoch, epoch + 1, __ATOMIC_RELEASE); /* even: detached */

@@ -29,8 +29,9 @@ struct amber_msync_range {
  * without the group-commit lock held. */
 typedef unsigned (*amber_msync_sync_fn)(const struct amber_msync_range *r, size_t n);
 
-/* The real backend: the heap file `path`, open as `fd`, mapped as reg. */
-void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg);
+/* The real backend: the heap file `path`, open as `fd`, mapped as reg;
+ * dax: the file is on DAX (it takes MAP_SYNC). */
+void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg, int dax);
 /* Any other sync step (the simulator, tests). */
 void amber_msync_attach_fn(amber_msync_sync_fn fn);
 /* The heap file open as `fd` is about to close: syncs what waits, and from
@@ -75,11 +76,41 @@ void amber_msync_gather_counts(uint64_t out[3]);
  * overlap or touch, or lie in one region of reg with at most
  * AMBER_MSYNC_GAP_PAGES pages between them (one msync of the span writes
  * only its dirty pages).  Returns the ranges left; more than
- * AMBER_MSYNC_MAX_CALLS means one fdatasync instead. */
+ * AMBER_MSYNC_MAX_CALLS means the several-ranges path (file_sync). */
 #define AMBER_MSYNC_GAP_PAGES 16
 #define AMBER_MSYNC_MAX_CALLS 1
 size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
                             uintptr_t page);
+
+/* A sync of several ranges (docs/engines/msync.md, "Several ranges"):
+ * the real backend's file ranges, r[0..n) (sorted, coalesced addresses)
+ * cut at the mappings' ends: out[i] is `len` bytes at file offset `off`,
+ * mapped at `addr`.  out holds n * AMBER_PM_MAX_REGIONS entries; returns
+ * how many it filled.  A range outside every mapping is a bug (fatal). */
+struct amber_msync_file_range {
+  uintptr_t addr;
+  uint64_t off, len;
+};
+size_t amber_msync_file_ranges(const struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
+                               struct amber_msync_file_range *out);
+
+/* How the real backend syncs several ranges, chosen at attach from the
+ * heap file's file system and AMBER_PM_MSYNC_SEVERAL (names below). */
+enum amber_msync_several { AMBER_MSYNC_SEVERAL_NONE, AMBER_MSYNC_SEVERAL_RANGES, AMBER_MSYNC_SEVERAL_FDATASYNC };
+extern const char *const amber_msync_several_name[3];
+/* AMBER_PM_MSYNC_SEVERAL at start-up: fatal on an unknown value. */
+void amber_msync_check_option(void);
+/* For the file system statfs calls `magic` and the mount options `opts`
+ * (NULL: unknown), whether a sync of several ranges may write each with
+ * sync_file_range and commit them with one msync; if not, *why says why. */
+int amber_msync_ranges_safe(unsigned long magic, const char *opts, const char **why);
+
+/* The sync step's statistics, all threads: [0] syncs of several ranges by
+ * sync_file_range + one msync, [1] by fdatasync, [2] ranges written by the
+ * former, [3] ns spent in sync steps, [4] ns leaders spent gathering. */
+void amber_msync_sync_counts(uint64_t out[5]);
+/* The way the attached heap syncs several ranges (NONE: none attached). */
+enum amber_msync_several amber_msync_several(void);
 
 /* Syncs issued so far, all threads (the stats' "syncs"). */
 uint64_t amber_msync_syncs(void);

@@ -110,6 +110,7 @@ void amber_pm_counters_sum(struct amber_pm_counters *out) {
   pthread_mutex_unlock(&blocks_lock);
   out->syncs = amber_msync_syncs();
   amber_msync_gather_counts(out->sync_gathers);
+  amber_msync_sync_counts(out->sync_steps);
 }
 
 static uint64_t ns_to_cycles(uint64_t ns) { return (ns * tsc_khz + 500000) / 1000000; }
@@ -195,6 +196,7 @@ void amber_pm_init(void) {
     amber_fatal("AMBER_PM_GROUP_WAIT=%llu is out of range; give a percentage of the mean sync time from 0 (never wait) to 1000 "
                 "(the default is 50)", (unsigned long long)amber_opt.pm_group_wait);
   amber_msync_set_gather((unsigned)amber_opt.pm_group_wait, 0);
+  amber_msync_check_option();
   if (mode == AMBER_PM_MODE_SIM) {
     amber_sim_init();
     amber_pm_simulating = 1;
@@ -228,7 +230,7 @@ int amber_pm_auto(void) { return mode_auto; }
 void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg) {
   if (medium_known && !mode_auto) amber_pm_warn_power_loss(path, &medium, mode);
   if (mode == AMBER_PM_MODE_SIM) amber_sim_attach(path, file_size, reg, nreg);
-  if (mode == AMBER_PM_MODE_MSYNC) amber_msync_attach(path, fd, reg, nreg);
+  if (mode == AMBER_PM_MODE_MSYNC) amber_msync_attach(path, fd, reg, nreg, medium_known && medium.map_sync);
 }
 
 void amber_pm_detach(int fd) {

@@ -55,6 +55,9 @@ struct amber_pm_counters {
                      threads: filled by amber_pm_counters_sum only */
   uint64_t sync_gathers[3]; /* msync group commit: leaders that waited for siblings, of them ended by the last
                                sibling's publish, by the bound (docs/engines/msync.md, "Gathering"); sum only */
+  uint64_t sync_steps[5]; /* msync backend's sync steps (amber_msync_sync_counts): several ranges by sync_file_range
+                             + one msync, by fdatasync, ranges written by the former, ns in sync steps, ns leaders
+                             gathered; sum only */
 };
 
 /* One mapping of the heap file: `len` bytes at `addr` hold the file's bytes

@@ -25,6 +25,17 @@
 //             other member the same way; a leader with nobody in flight or
 //             expected, and a plain fence, never wait; a sibling that
 //             leaves without publishing (an abort) ends the wait too.
+//   file-ranges: a sync of several ranges names each range's file offset,
+//             cut where one mapping ends and the next begins.
+//   ranges-safe: the file systems whose ranged fsync commits the whole
+//             inode's metadata and flushes the disk (ext4 but data=journal,
+//             xfs) take the sync_file_range path, others (btrfs) fdatasync.
+//   several:  the real sync step on a real file next to the test (two
+//             mappings, six distant dirty pages recorded, one fence): after
+//             the fence no recorded page is dirty or under writeback
+//             (cachestat, Linux 6.5+), so a sync that skipped a range fails
+//             here; the counters say which path ran (ranges on ext4/xfs,
+//             fdatasync elsewhere or with AMBER_PM_MSYNC_SEVERAL=fdatasync).
 //   order-gather: order's invariants with gathering on, threads entering
 //             before their ranges and some leaving without publishing:
 //             every fence returns durable, and no leader's wait ever ran
@@ -37,13 +48,24 @@
 // RUN: %t coalesce
 // RUN: %t gather
 // RUN: %t order-gather
+// RUN: %t file-ranges
+// RUN: %t ranges-safe
+// RUN: %t several %t.heap
+// RUN: env AMBER_PM_MSYNC_SEVERAL=fdatasync %t several %t.heap
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "base/options.h"
 #include "pm/msync.h"
 
 #define CHECK(c)                                                                \
@@ -392,6 +414,116 @@ static void coalesce(void) {
   printf("coalesce: ok\n");
 }
 
+/* ---- several ranges ---- */
+
+static void file_ranges(void) {
+  const uintptr_t P = 4096;
+  /* Two mappings side by side in memory, far apart in the file. */
+  struct amber_pm_region reg[2] = {{(void *)(100 * P), 100 * P, 0}, {(void *)(200 * P), 10 * P, 500 * P}};
+  struct amber_msync_range r[] = {{150 * P, 151 * P, 0}, {199 * P, 202 * P, 0}, {209 * P, 210 * P, 0}};
+  struct amber_msync_file_range out[3 * AMBER_PM_MAX_REGIONS];
+  size_t k = amber_msync_file_ranges(r, 3, reg, 2, out);
+  CHECK(k == 4);
+  CHECK(out[0].addr == 150 * P && out[0].off == 50 * P && out[0].len == P);
+  CHECK(out[1].addr == 199 * P && out[1].off == 99 * P && out[1].len == P);
+  CHECK(out[2].addr == 200 * P && out[2].off == 500 * P && out[2].len == 2 * P);
+  CHECK(out[3].addr == 209 * P && out[3].off == 509 * P && out[3].len == P);
+  printf("file-ranges: ok\n");
+}
+
+static void ranges_safe(void) {
+  const char *why = NULL;
+  CHECK(amber_msync_ranges_safe(0xEF53, "rw,errors=remount-ro", &why));
+  CHECK(amber_msync_ranges_safe(0xEF53, "rw,data=ordered", &why));
+  CHECK(amber_msync_ranges_safe(0x58465342, NULL, &why)); /* xfs */
+  CHECK(!amber_msync_ranges_safe(0xEF53, "rw,data=journal,errors=continue", &why) && why);
+  why = NULL;
+  CHECK(!amber_msync_ranges_safe(0xEF53, NULL, &why) && why); /* options unknown */
+  why = NULL;
+  CHECK(!amber_msync_ranges_safe(0x9123683E, "rw", &why) && why); /* btrfs */
+  why = NULL;
+  CHECK(!amber_msync_ranges_safe(0x6969, "rw", &why) && why); /* nfs */
+  printf("ranges-safe: ok\n");
+}
+
+/* Linux 6.5's cachestat(2): the page cache's view of a file range. */
+struct cs_range {
+  uint64_t off, len;
+};
+struct cs {
+  uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+#ifndef SYS_cachestat
+#define SYS_cachestat 451
+#endif
+
+/* 1: the page at file offset off is dirty or under writeback; 0: clean;
+ * -1: cachestat unavailable. */
+static int page_unclean(int fd, uint64_t off, uint64_t len) {
+  struct cs_range r = {off, len};
+  struct cs c;
+  if (syscall(SYS_cachestat, fd, &r, &c, 0) != 0) {
+    CHECK(errno == ENOSYS || errno == EPERM);
+    return -1;
+  }
+  return c.nr_dirty || c.nr_writeback;
+}
+
+static void several_ranges(const char *path) {
+  amber_options_load(); /* AMBER_PM_MSYNC_SEVERAL */
+  const uint64_t P = (uint64_t)sysconf(_SC_PAGESIZE), HALF = 512;
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  CHECK(fd >= 0);
+  static char zero[1 << 16];
+  for (uint64_t o = 0; o < 2 * HALF * P; o += sizeof zero) CHECK(pwrite(fd, zero, sizeof zero, (off_t)o) == (ssize_t)sizeof zero);
+  CHECK(fdatasync(fd) == 0);
+  char *a = mmap(NULL, HALF * P, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  char *b = mmap(NULL, HALF * P, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)(HALF * P));
+  CHECK(a != MAP_FAILED && b != MAP_FAILED);
+  struct amber_pm_region reg[2] = {{a, HALF * P, 0}, {b, HALF * P, HALF * P}};
+  amber_msync_attach(path, fd, reg, 2, 0);
+  struct statfs fs;
+  CHECK(fstatfs(fd, &fs) == 0);
+  enum amber_msync_several how = amber_msync_several();
+  const char *opt = getenv("AMBER_PM_MSYNC_SEVERAL");
+  if (opt && !strcmp(opt, "fdatasync")) CHECK(how == AMBER_MSYNC_SEVERAL_FDATASYNC);
+  else if ((unsigned long)fs.f_type == 0x58465342) CHECK(how == AMBER_MSYNC_SEVERAL_RANGES);
+  else if ((unsigned long)fs.f_type != 0xEF53) CHECK(how == AMBER_MSYNC_SEVERAL_FDATASYNC);
+  else CHECK(how != AMBER_MSYNC_SEVERAL_NONE); /* ext4: ranges unless mounted data=journal */
+  /* Six pages, each more than AMBER_MSYNC_GAP_PAGES from the others: six
+   * ranges in one sync, three in each mapping. */
+  const uint64_t pages[6] = {10, 100, 300, HALF + 5, HALF + 200, HALF + 500};
+  uint64_t before[5];
+  amber_msync_sync_counts(before);
+  int unclean_before = 0;
+  for (int i = 0; i < 6; i++) {
+    char *p = pages[i] < HALF ? a + pages[i] * P : b + (pages[i] - HALF) * P;
+    p[8 * i] = (char)(i + 1);
+    amber_msync_record((uintptr_t)p, (uintptr_t)p + P, 0);
+  }
+  for (int i = 0; i < 6; i++) unclean_before += page_unclean(fd, pages[i] * P, P) == 1;
+  amber_msync_fence();
+  uint64_t c[5];
+  amber_msync_sync_counts(c);
+  if (how == AMBER_MSYNC_SEVERAL_RANGES) CHECK(c[0] - before[0] == 1 && c[2] - before[2] == 6 && c[1] == before[1]);
+  else CHECK(c[1] - before[1] == 1 && c[0] == before[0]);
+  int checked = 0;
+  for (int i = 0; i < 6; i++) {
+    int u = page_unclean(fd, pages[i] * P, P);
+    if (u < 0) break;
+    if (u) fprintf(stderr, "several: page %llu still dirty or under writeback after the fence\n", (unsigned long long)pages[i]);
+    CHECK(u == 0);
+    checked++;
+  }
+  amber_msync_detach(fd);
+  munmap(a, HALF * P);
+  munmap(b, HALF * P);
+  close(fd);
+  unlink(path);
+  printf("several: ok (%s; %d of 6 pages dirty before the fence, %d checked clean after%s)\n", amber_msync_several_name[how],
+         unclean_before, checked, checked ? "" : ": cachestat unavailable");
+}
+
 int main(int argc, char **argv) {
   const char *s = argc > 1 ? argv[1] : "";
   if (!strcmp(s, "order")) order();
@@ -401,8 +533,11 @@ int main(int argc, char **argv) {
   else if (!strcmp(s, "coalesce")) coalesce();
   else if (!strcmp(s, "gather")) gather();
   else if (!strcmp(s, "order-gather")) order_gather();
+  else if (!strcmp(s, "file-ranges")) file_ranges();
+  else if (!strcmp(s, "ranges-safe")) ranges_safe();
+  else if (!strcmp(s, "several") && argc > 2) several_ranges(argv[2]);
   else {
-    fprintf(stderr, "usage: msync_group order|group|detach|tickets|coalesce|gather|order-gather\n");
+    fprintf(stderr, "usage: msync_group order|group|detach|tickets|coalesce|gather|order-gather|file-ranges|ranges-safe|several FILE\n");
     return 2;
   }
   return 0;
