@@ -59,9 +59,9 @@ static uint64_t syncs;
  * Siblings a leader waits for: *writers*, the threads between
  * amber_msync_enter (mvcc: an update transaction's first write) and their
  * next publish, wait or leave (`inflight`); and the *expected*, the
- * threads that published into the last completed sync, when it took two
- * threads' commits or more, and have neither published nor waited since
- * (`returned`; only until the next sync starts).  A leader of a ticket wait that finds a sibling holds the
+ * threads that published into the last completed sync and have neither
+ * published nor waited since (`returned`; only until the next sync
+ * starts).  A leader of a ticket wait that finds a sibling holds the
  * leadership (`running`) without taking `pending` yet, and waits on
  * gather_cond until `gather_done` (set by whoever brought both counts to 0
  * while it gathered) or until gather_bound_ns() has passed; then it takes
@@ -346,12 +346,8 @@ static void wait_ticket(uint64_t want, int may_gather) {
     pthread_mutex_lock(&lock);
     if (k) sync_ewma_ns = sync_ewma_ns ? sync_ewma_ns - sync_ewma_ns / 8 + dt / 8 : dt;
     sync_ns_total += dt;
-    /* Its members will likely commit again soon: the next leader waits for
-     * them, when there was a group to keep together (two threads or more);
-     * a sync of one thread's commits expects nobody, so a leader with no
-     * sibling in flight never waits. */
-    expect_gen = gen;
-    returned = group >= 2 ? group : 0;
+    expect_gen = gen; /* its members will likely commit again soon: the next leader waits for them */
+    returned = group;
     __atomic_add_fetch(&syncs, k, __ATOMIC_RELAXED);
     spare = r;
     cap_spare = c;

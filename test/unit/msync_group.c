@@ -36,9 +36,6 @@
 //             (cachestat, Linux 6.5+), so a sync that skipped a range fails
 //             here; the counters say which path ran (ranges on ext4/xfs,
 //             fdatasync elsewhere or with AMBER_PM_MSYNC_SEVERAL=fdatasync).
-//   gather-alone: a sync that took one thread's commits expects nobody: a
-//             leader whose only sibling synced alone and is now idle does
-//             not wait for it.
 //   order-gather: order's invariants with gathering on, threads entering
 //             before their ranges and some leaving without publishing:
 //             every fence returns durable, and no leader's wait ever ran
@@ -51,7 +48,6 @@
 // RUN: %t coalesce
 // RUN: %t gather
 // RUN: %t order-gather
-// RUN: %t gather-alone
 // RUN: %t file-ranges
 // RUN: %t ranges-safe
 // RUN: %t several %t.heap
@@ -394,38 +390,6 @@ static void gather(void) {
   printf("gather: ok\n");
 }
 
-/* gather-alone: a sync that took one thread's commits expects nobody:
- * that thread, idle afterwards (neither in flight nor waiting), is no
- * reason for the next leader to wait. */
-static int alone_state;
-
-static void *alone_sibling(void *arg) {
-  (void)arg;
-  amber_msync_record(10, 12, 7);
-  amber_msync_wait(amber_msync_publish());
-  __atomic_store_n(&alone_state, 1, __ATOMIC_SEQ_CST);
-  while (__atomic_load_n(&alone_state, __ATOMIC_SEQ_CST) != 2) sched_yield();
-  return NULL;
-}
-
-static void gather_alone(void) {
-  amber_msync_attach_fn(count_sync);
-  amber_msync_set_gather(50, 2000000000ull); /* a wait here would be a failure, ended by this bound */
-  pthread_t th;
-  CHECK(pthread_create(&th, NULL, alone_sibling, NULL) == 0);
-  while (__atomic_load_n(&alone_state, __ATOMIC_SEQ_CST) != 1) sched_yield();
-  CHECK(nsyncs == 1 && sync_ranges[1] == 1);
-  for (int i = 0; i < 2; i++) {
-    amber_msync_record(0, 2, 1);
-    amber_msync_wait(amber_msync_publish());
-  }
-  CHECK(nsyncs == 3);
-  gathers_are(0);
-  __atomic_store_n(&alone_state, 2, __ATOMIC_SEQ_CST);
-  CHECK(pthread_join(th, NULL) == 0);
-  printf("gather-alone: ok\n");
-}
-
 /* ---- coalesce ---- */
 
 static void coalesce(void) {
@@ -569,7 +533,6 @@ int main(int argc, char **argv) {
   else if (!strcmp(s, "coalesce")) coalesce();
   else if (!strcmp(s, "gather")) gather();
   else if (!strcmp(s, "order-gather")) order_gather();
-  else if (!strcmp(s, "gather-alone")) gather_alone();
   else if (!strcmp(s, "file-ranges")) file_ranges();
   else if (!strcmp(s, "ranges-safe")) ranges_safe();
   else if (!strcmp(s, "several") && argc > 2) several_ranges(argv[2]);
