@@ -54,6 +54,10 @@ static uint64_t epoch;
  * reports on have been joined or may read a slightly old count). */
 static uint64_t syncs;
 
+/* AMBER_PM_MSYNC_GAP, set at start-up (AMBER_MSYNC_GAP_PAGES until then:
+ * unit tests). */
+static uintptr_t gap_pages = AMBER_MSYNC_GAP_PAGES;
+
 /* ---- the leader's gathering wait (docs/engines/msync.md, "Gathering")
  *
  * Siblings a leader waits for: *writers*, the threads between
@@ -415,7 +419,7 @@ size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct 
   for (size_t i = 1; i < n; i++) {
     struct amber_msync_range *x = &r[out];
     int join = r[i].start <= x->end;
-    if (!join && r[i].start - x->end <= AMBER_MSYNC_GAP_PAGES * page) {
+    if (!join && r[i].start - x->end <= gap_pages * page) {
       int ra = region_of(x->start, reg, nreg);
       join = ra >= 0 && ra == region_of(r[i].end - 1, reg, nreg);
     }
@@ -457,10 +461,15 @@ static uint64_t several_counts[3];
 
 void amber_msync_check_option(void) {
   const char *v = amber_opt.pm_msync_several;
-  if (strcmp(v, "auto") && strcmp(v, "fdatasync"))
-    amber_fatal("AMBER_PM_MSYNC_SEVERAL=%s is not a way to sync several ranges; use auto (the default: sync_file_range per "
-                "range and one msync where the file system allows it) or fdatasync (always one fdatasync of the heap file)",
+  if (strcmp(v, "ranges") && strcmp(v, "fdatasync"))
+    amber_fatal("AMBER_PM_MSYNC_SEVERAL=%s is not a way to sync several ranges; use fdatasync (the default: one fdatasync of "
+                "the heap file) or ranges (sync_file_range per range and one msync, where the file system allows it)",
                 v);
+  if (amber_opt.pm_msync_gap > 1048576)
+    amber_fatal("AMBER_PM_MSYNC_GAP=%llu is out of range; give the most clean pages between two dirty ranges that one sync "
+                "call covers together, from 0 to 1048576 (the default is %d)", (unsigned long long)amber_opt.pm_msync_gap,
+                AMBER_MSYNC_GAP_PAGES);
+  gap_pages = (uintptr_t)amber_opt.pm_msync_gap;
 }
 
 #define EXT4_MAGIC 0xEF53ul /* ext2, ext3 and ext4 alike */
@@ -520,11 +529,11 @@ static const char *mount_opts(int fd, char *buf, size_t size) {
 
 /* At attach, the lock held. */
 static void choose_several(const char *path, int fd, int dax) {
-  const char *why = "AMBER_PM_MSYNC_SEVERAL=fdatasync";
+  const char *why = "AMBER_PM_MSYNC_SEVERAL=fdatasync, the default";
   struct statfs fs;
   char opts[2048];
   several = AMBER_MSYNC_SEVERAL_FDATASYNC;
-  if (!amber_opt.pm_msync_several || strcmp(amber_opt.pm_msync_several, "fdatasync")) {
+  if (amber_opt.pm_msync_several && !strcmp(amber_opt.pm_msync_several, "ranges")) {
     if (dax) why = "a DAX file";
     else if (fstatfs(fd, &fs) != 0) why = "fstatfs failed";
     else if (amber_msync_ranges_safe((unsigned long)fs.f_type, mount_opts(fd, opts, sizeof opts), &why))
