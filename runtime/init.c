@@ -189,6 +189,8 @@ static void init(void) {
   amber_live_start(); /* after the close's atexit: its page goes first at exit */
   /* Last: other threads' first regions wait in pthread_once until here. */
   __atomic_store_n(&amber_tx_ready, 1, __ATOMIC_RELEASE);
+  /* Regions' fast boundary (tx/tx.h, amber_tx_region_fast) from here on. */
+  __atomic_store_n(&amber_tx_fast, amber_tx_engine->lazy_begin, __ATOMIC_RELEASE);
   amber_tx_opening = 0;
 }
 

@@ -203,6 +203,28 @@ const char *amber_tx_undo_call(const struct amber_thread *t);
 #define AMBER_HINT_CHECKED 0x2u
 #define AMBER_HINT_IRREVOCABLE 0x8u
 
+/* The region wants to start as a writer: irrevocable or persistent, or it
+ * wrote before (its hint). */
+static inline int amber_tx_wants_writer(const struct __amber_region_desc *d) {
+  return (d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */ ||
+         (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER);
+}
+
+/* The fast path of a region's boundary (tx.c, amber_tx_run_region): the
+ * program's region d starts outermost (t->depth 0) in a thread with no
+ * lock-delimited section and no stray batch, with the heap open and ready
+ * (amber_tx_fast: 1 once it is, when the engine begins lazily), no
+ * operational capture, and d's descriptor checked (entry/run.c).  Else
+ * __amber_run takes the general path: amber_tx_run_outermost. */
+extern int amber_tx_fast;
+extern int amber_op_capture; /* tx/op.h */
+static inline int amber_tx_region_fast(const struct amber_thread *t, const struct __amber_region_desc *d) {
+  return (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_CHECKED) && !(t->depth | t->fase | t->batch) &&
+         __atomic_load_n(&amber_tx_fast, __ATOMIC_ACQUIRE) && !amber_op_capture &&
+         !(amber_heap_forked | __atomic_load_n(&amber_heap_exiting, __ATOMIC_ACQUIRE) | amber_heap_closed);
+}
+int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, struct amber_thread *t);
+
 /* Runs fn(arg) as the thread's outermost transaction, re-running it from
  * here when the engine restarts it (readers only), then commits (t->depth
  * is 0; the caller decided writer and iso).  Returns 0, or 1 when fn
