@@ -16,7 +16,12 @@ static void check_desc(struct __amber_region_desc *d) {
                 d->name ? d->name : "?", d->file ? d->file : "?", d->line, d->abi_version, AMBER_ABI_VERSION);
   if (d->kind != 1 && d->kind != 2)
     amber_fatal("region %s (%s:%u) has unknown kind %u", d->name, d->file, d->line, d->kind);
-  __atomic_fetch_or(&d->runtime_state, AMBER_HINT_CHECKED, __ATOMIC_RELAXED);
+  /* The fast path reads whether the region starts as a writer from the
+   * hint alone (tx/tx.c, amber_tx_run_region): the descriptor's part of
+   * amber_tx_wants_writer goes into it, before CHECKED. */
+  if ((d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */)
+    __atomic_fetch_or(&d->runtime_state, AMBER_HINT_WRITER, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&d->runtime_state, AMBER_HINT_CHECKED, __ATOMIC_RELEASE);
 }
 
 /* Every region the fast path does not take: nested ones, a thread's first,

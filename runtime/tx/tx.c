@@ -18,7 +18,7 @@
 const struct amber_engine *amber_tx_engine;
 int amber_tx_ready;
 int amber_tx_fast;
-extern int amber_pm_simulating; /* pm/pm.h's amber_pm_quiesce */
+extern int amber_pm_simulating __attribute__((visibility("hidden"))); /* pm/pm.h's amber_pm_quiesce */
 __thread int amber_tx_opening;
 
 /* Set once, by the process layer's constructor, before any transaction. */
@@ -225,6 +225,11 @@ static inline void end(struct amber_thread *t) {
   if (__builtin_expect(t->nscratch != 0, 0)) free_scratch(t);
   t->desc = NULL;
   t->what = NULL;
+  /* As a transaction starts: the fast path (amber_tx_run_region) relies
+   * on finding them so. */
+  t->wrote = 0;
+  t->irrevocable_done = 0;
+  t->pm_marked = 0;
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
@@ -329,21 +334,25 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
   t->desc = desc;
   t->iso = iso;
   t->kind = desc->kind;
-  t->writer = amber_tx_wants_writer(desc);
+  /* amber_tx_wants_writer: check_desc folded the descriptor's part into
+   * the hint.  wrote, irrevocable_done and pm_marked are 0: end() left
+   * them so. */
+  t->writer = __atomic_load_n(&desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER;
   t->run_sp = (uintptr_t)__builtin_frame_address(0);
-  t->pm_marked = 0;
 #ifdef AMBER_TX_SIGJMP
   int why = sigsetjmp(t->restart, 0);
 #else
   int why = __builtin_setjmp((void **)(void *)t->restart) ? t->jump_why : 0;
 #endif
-  if (__builtin_expect(why == CANCELLED, 0)) {
-    t->depth = 0;
-    end(t);
-    return 1;
+  if (__builtin_expect(why != 0, 0)) {
+    if (why == CANCELLED) {
+      t->depth = 0;
+      end(t);
+      return 1;
+    }
+    t->wrote = 0; /* a restart: as amber_tx_run_outermost's */
+    t->irrevocable_done = 0;
   }
-  t->wrote = 0;
-  t->irrevocable_done = 0;
   amber_output_held = 2; /* t->fase is AMBER_FASE_NONE */
   t->pending = 1;
   t->depth = 1;

@@ -195,8 +195,10 @@ noreturn void amber_tx_cancel(struct amber_thread *t);
 const char *amber_tx_undo_call(const struct amber_thread *t);
 
 /* Bits of desc->runtime_state, the runtime's per-region hints (0x4 belongs
- * to op.c).  WRITER: the region wrote before, start it as a writer.
- * CHECKED: its descriptor was validated (entry/run.c).  IRREVOCABLE: it
+ * to op.c).  WRITER: start it as a writer: it wrote before, or its
+ * descriptor says so (irrevocable, persistent: set by entry/run.c's
+ * check_desc before CHECKED).  CHECKED: its descriptor was validated
+ * (entry/run.c).  IRREVOCABLE: it
  * called code amber could not instrument at run time (an engine may start
  * it irrevocable from then on). */
 #define AMBER_HINT_WRITER 0x1u
@@ -216,8 +218,11 @@ static inline int amber_tx_wants_writer(const struct __amber_region_desc *d) {
  * (amber_tx_fast: 1 once it is, when the engine begins lazily), no
  * operational capture, and d's descriptor checked (entry/run.c).  Else
  * __amber_run takes the general path: amber_tx_run_outermost. */
-extern int amber_tx_fast;
-extern int amber_op_capture; /* tx/op.h */
+/* hidden: libamber's own, read with one instruction (no GOT entry). */
+extern int amber_tx_fast __attribute__((visibility("hidden")));
+extern int amber_op_capture __attribute__((visibility("hidden"))); /* tx/op.h */
+extern int amber_heap_forked __attribute__((visibility("hidden"))), amber_heap_exiting __attribute__((visibility("hidden"))),
+    amber_heap_closed __attribute__((visibility("hidden"))); /* heap/window.h */
 static inline int amber_tx_region_fast(const struct amber_thread *t, const struct __amber_region_desc *d) {
   return (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_CHECKED) && !(t->depth | t->fase | t->batch) &&
          __atomic_load_n(&amber_tx_fast, __ATOMIC_ACQUIRE) && !amber_op_capture &&
