@@ -23,6 +23,7 @@
 // RUN: env AMBER_ENGINE=mvcc %run %t threads | FileCheck %s --check-prefix=THREADS
 // CHECK: mix: sum 4950 cancelled 15 kept 85 nested 200 upgrade 2 heap 86 g 86
 // CHECK-NEXT: mix: commits +{{[0-9]+}} ok, update +{{[0-9]+}} ok, cancel +44 ok
+// CHECK-NEXT: mix: output after an empty region at once
 // CHECK-NEXT: mix: lines 85 ok
 // THREADS: threads: heap 2000 g 2000 cancelled {{[1-9][0-9]*}} ok
 #include <amber.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct root {
   long count, even, ops, cancelled;
@@ -39,7 +41,7 @@ static long g;          /* ordinary global, isolated like the heap */
 static long gops;       /* ordinary: committed increments */
 
 /* A field of the statistics' JSON line. */
-static unsigned long long stat(const char *key) {
+static unsigned long long stat_of(const char *key) {
   char buf[4096], pat[64];
   amber_stats_text(buf, sizeof buf, 1);
   snprintf(pat, sizeof pat, "\"%s\": ", key);
@@ -55,7 +57,8 @@ __attribute__((noinline)) static long square(long x) { return x * x; }
 
 static void mix(void) {
   FILE *out = tmpfile();
-  unsigned long long ro0 = stat("readonly_commits"), up0 = stat("update_commits"), ca0 = stat("aborts_cancel");
+  setvbuf(out, NULL, _IONBF, 0);
+  unsigned long long ro0 = stat_of("readonly_commits"), up0 = stat_of("update_commits"), ca0 = stat_of("aborts_cancel");
   long sum = 0, cancelled = 0, kept = 0, nested = 0, upgrade = 0;
   long ro = 0, up = 0;
   for (int i = 0; i < 100; i++) {
@@ -113,8 +116,8 @@ static void mix(void) {
       }
     }
   }
-  unsigned long long dro = stat("readonly_commits") - ro0, dup = stat("update_commits") - up0,
-                     dca = stat("aborts_cancel") - ca0;
+  unsigned long long dro = stat_of("readonly_commits") - ro0, dup = stat_of("update_commits") - up0,
+                     dca = stat_of("aborts_cancel") - ca0;
   printf("mix: sum %ld cancelled %ld kept %ld nested %ld upgrade %ld heap %ld g %ld\n", sum, cancelled, kept, nested,
          upgrade, r->count, g);
   /* Every region that ended without a cancel committed once; those that
@@ -123,12 +126,19 @@ static void mix(void) {
          dro + dup == (unsigned long long)(ro + up) ? "ok" : "WRONG", dup,
          dup >= (unsigned long long)up && dup <= (unsigned long long)up + 2 ? "ok" : "WRONG", dca,
          dca == (unsigned long long)(3 * cancelled - 1) ? "ok" : "WRONG");
+  /* Output after the region is not held (amber_output_held back to 0). */
+  struct stat st0, st1;
+  fstat(fileno(out), &st0);
+  AMBER_ATOMIC {}
+  fprintf(out, "tail\n");
+  fstat(fileno(out), &st1);
+  printf("mix: output after an empty region %s\n", st1.st_size == st0.st_size + 5 ? "at once" : "HELD");
   rewind(out);
   char line[64];
   int lines = 0, bad = 0;
   while (fgets(line, sizeof line, out)) {
     if (!strncmp(line, "line ", 5)) lines++;
-    else bad++;
+    else if (strcmp(line, "tail\n")) bad++;
   }
   fclose(out);
   printf("mix: lines %d %s\n", lines, !bad && lines == kept ? "ok" : "WRONG");
