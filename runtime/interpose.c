@@ -13,6 +13,7 @@
 #include "heap/fault.h"
 #include "heap/strict.h"
 #include "heap/window.h"
+#include "tx/tx.h"
 #include "entry/code.h"
 #include "stats.h"
 #include "tx/alloc.h"
@@ -38,6 +39,7 @@ int amber_interpose_heap_mapped(void) { return amber_interpose_ready() && !amber
 
 void amber_interpose_forked(void) {
   struct amber_heap *h = &amber_the_heap;
+  amber_tx_fast_off();
   amber_heap_forked = 1;
   __atomic_store_n(&amber_heap_closed, 1, __ATOMIC_RELEASE);
   if (h->data) mprotect(h->data, h->hdr.data_size, PROT_NONE);

@@ -18,6 +18,7 @@
 const struct amber_engine *amber_tx_engine;
 int amber_tx_ready;
 int amber_tx_fast;
+void amber_tx_fast_off(void) { __atomic_store_n(&amber_tx_fast, 0, __ATOMIC_SEQ_CST); }
 extern int amber_pm_simulating __attribute__((visibility("hidden"))); /* pm/pm.h's amber_pm_quiesce */
 __thread int amber_tx_opening;
 

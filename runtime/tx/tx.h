@@ -214,19 +214,21 @@ static inline int amber_tx_wants_writer(const struct __amber_region_desc *d) {
 
 /* The fast path of a region's boundary (tx.c, amber_tx_run_region): the
  * program's region d starts outermost (t->depth 0) in a thread with no
- * lock-delimited section and no stray batch, with the heap open and ready
- * (amber_tx_fast: 1 once it is, when the engine begins lazily), no
- * operational capture, and d's descriptor checked (entry/run.c).  Else
- * __amber_run takes the general path: amber_tx_run_outermost. */
-/* hidden: libamber's own, read with one instruction (no GOT entry). */
-extern int amber_tx_fast __attribute__((visibility("hidden")));
-extern int amber_op_capture __attribute__((visibility("hidden"))); /* tx/op.h */
-extern int amber_heap_forked __attribute__((visibility("hidden"))), amber_heap_exiting __attribute__((visibility("hidden"))),
-    amber_heap_closed __attribute__((visibility("hidden"))); /* heap/window.h */
+ * lock-delimited section and no stray batch, d's descriptor checked
+ * (entry/run.c), and amber_tx_fast set.  Else __amber_run takes the
+ * general path: amber_tx_run_outermost.  amber_tx_fast: set once the heap
+ * is open and ready (init.c), when the engine begins lazily and no region
+ * captures operational records (decided at the open); cleared for good
+ * (amber_tx_fast_off) before anything sets what amber_heap_check_open
+ * looks at: the exit begins, amber_close, fork() in the child.  So a
+ * region that finds it set finds the heap as open as the general path's
+ * check would (one that starts while another thread sets those is before
+ * it either way). */
+extern int amber_tx_fast __attribute__((visibility("hidden"))); /* hidden: one instruction, no GOT */
+void amber_tx_fast_off(void);
 static inline int amber_tx_region_fast(const struct amber_thread *t, const struct __amber_region_desc *d) {
   return (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_CHECKED) && !(t->depth | t->fase | t->batch) &&
-         __atomic_load_n(&amber_tx_fast, __ATOMIC_ACQUIRE) && !amber_op_capture &&
-         !(amber_heap_forked | __atomic_load_n(&amber_heap_exiting, __ATOMIC_ACQUIRE) | amber_heap_closed);
+         __atomic_load_n(&amber_tx_fast, __ATOMIC_ACQUIRE);
 }
 int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, struct amber_thread *t);
 

@@ -632,6 +632,11 @@ static void commit_unlogged(struct amber_heap *h) {
 }
 
 static void rom_commit(struct amber_thread *t) {
+  /* A reader mutated nothing (its stores restart it as a writer). */
+  if (!t->writer) {
+    read_unlock(t);
+    return;
+  }
   struct rom_log *l = log_of(t);
   if (l->mutating && l->unlogged) {
     commit_unlogged(heap);
