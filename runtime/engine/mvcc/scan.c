@@ -102,14 +102,10 @@ static void add_drop(struct mv_logs *L, const struct mv_rec *r, uint32_t ring) {
  * nothing: it is written only once the ring's earlier records are durable
  * (plog.c). */
 static int deferred_tail(struct mv_logs *L, uint32_t i, uint64_t seq) {
-  const char *ring = mv_ring_bytes(i);
-  uint64_t most = mv_oq_n();
   size_t first = L->ndropped;
   for (uint64_t off = 0; off + sizeof(struct mv_rec) <= mv.olog_bytes; off += 8) {
-    const struct mv_rec *r = (const struct mv_rec *)(ring + off);
-    if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= most ||
-        !mv_rec_shape_ok(r, mv.olog_bytes - off) || r->crc != mv_rec_crc(r))
-      continue;
+    const struct mv_rec *r = mv_ring_later_at(i, off, seq);
+    if (!r) continue;
     int own = 0;
     for (unsigned k = 0; r->magic == MV_REC_MAGIC && k < r->ncdep; k++) {
       uint32_t g;
