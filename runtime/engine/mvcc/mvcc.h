@@ -486,8 +486,9 @@ struct mv_logs {
   uint32_t ring_c_ring;
   int detect, report;
   int damaged;               /* problems found (detect) */
-  /* Records dropped: a conditional dependency is missing, so the commit
-   * was never acknowledged (scan.c; not in rec). */
+  /* Records dropped, never acknowledged (scan.c; not in rec): a
+   * conditional dependency is missing, or a deferred batch the crash tore
+   * (deferred_tail). */
   struct mv_found *drop;
   size_t ndropped, capdrop;
 };

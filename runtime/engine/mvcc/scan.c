@@ -4,10 +4,10 @@
  * A crash can leave exactly one incomplete thing per log: the record an
  * OLog ring was appending (each record is fenced before the next one is
  * written; under deferred durability, a batch of records whose later ones
- * each name their predecessor: deferred_tail), the entries of a checkpoint round whose boundary never became
- * durable (they all have cts >= c), one undo entry of an irrevocable
- * transaction (each is fenced), and the one log header being rewritten (the
- * other stays valid).  Anything else that fails its checksum was damaged
+ * each name their predecessor: deferred_tail), the entries of a checkpoint
+ * round whose boundary never became durable (they all have cts >= c), one
+ * undo entry of an irrevocable transaction (each is fenced), and the one
+ * log header being rewritten (the other stays valid).  Anything else that fails its checksum was damaged
  * after it was written, and recovery would silently drop what depends on
  * it.  So the scan records, besides what recovery uses:
  *   - an OLog ring whose chain of records from its durable tail ends before
