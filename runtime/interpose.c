@@ -127,6 +127,12 @@ void amber_interpose_write_tx(const char *what, const void *addr, void (*fn)(voi
   amber_tx_run_internal(fn, arg);
 }
 
+const void *amber_interpose_in_place(const void *p) {
+  touch_self();
+  if (!amber_tx_is_ready() || engine_reads()) return NULL;
+  return amber_heap_alias(p);
+}
+
 /* Heap reads through the engine go in pieces that end on this alignment, so
  * a scan for a string's end reads few bytes past it. */
 #define PIECE 256u

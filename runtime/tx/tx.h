@@ -277,7 +277,7 @@ const char *amber_tx_name(const struct amber_thread *t);
  * its own frame).  Every path by which a region reads or writes such
  * memory calls amber_tx_touch first: the engine's read/write path and the
  * ordinary-memory hooks below, the pass's entry points that read in place
- * (entry/access.c: __amber_direct_reads, the direct heap load; entry/
+ * (entry/access.c: __amber_read_state, the direct heap load; entry/
  * libc.c: direct()), the irrevocable markers (entry/run.c), the
  * interceptors' reads at the alias (interpose.c) and held output
  * (tx/output.c: amber_output_held is 2 while pending, and the output
