@@ -7,6 +7,7 @@
 // RUN: %amber_cc -O2 %s -o %t
 // RUN: %run %t | FileCheck %s
 // RUN: test ! -e %t.heap
+// RUN: rm -f %t.bindings.*
 // RUN: env LD_DEBUG=bindings LD_DEBUG_OUTPUT=%t.bindings %t > /dev/null
 // RUN: cat %t.bindings.* | grep -c 'binding file [^ ]*libamber.so ' > %t.count || true
 // RUN: %python -c "import sys; n = int(open(sys.argv[1]).read()); print('libamber bindings at most 30:', n <= 30, n if n > 30 else '')" %t.count | FileCheck %s --check-prefix=BINDINGS
