@@ -487,6 +487,9 @@ struct mv_logs {
    * was never acknowledged (scan.c; not in rec). */
   struct mv_found *drop;
   size_t ndropped, capdrop;
+  /* Of those, the records of torn deferred batches (deferred_tail): damage
+   * to a batch acknowledged later looks the same, so recovery warns. */
+  size_t ntorn;
 };
 /* detect: also look for damage (a ring scan per broken ring); report:
  * print each problem as an amber: error:. */
