@@ -580,6 +580,7 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
 void mv_wait_durable(struct amber_thread *t);
+uint64_t mv_durable_token(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t);
 
