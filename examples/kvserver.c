@@ -5,8 +5,9 @@
  * AMBER_ATOMIC region on a persistent hash table (chained, with Redis-style
  * incremental resize: a growing table moves a few buckets per write
  * command).  A command's reply is built inside its region in the worker's
- * AMBER_UNISOLATED scratch buffer and sent after the region commits, so a
- * client hears "+OK" only for a write that is durable; a command whose
+ * AMBER_UNISOLATED scratch buffer and sent once the region's commit is
+ * durable (deferred durability and a syncer thread: "Durable replies"
+ * below), so a client hears "+OK" only for a write that is durable; a command whose
  * bytes have not all arrived never starts, so a client that disconnects
  * mid-command leaves nothing in the heap.
  *
