@@ -860,8 +860,8 @@ static int parse_number(const char *p, const char *end, long long *v, const char
   return 1;
 }
 
-static int arg_room(struct conn *c, size_t n) {
-  if (n <= c->argcap) return 0;
+static void arg_room(struct conn *c, size_t n) {
+  if (n <= c->argcap) return;
   size_t cap = n < 16 ? 16 : n;
   char **a = realloc(c->argv, cap * sizeof *a);
   size_t *l = realloc(c->len, cap * sizeof *l);
@@ -869,7 +869,6 @@ static int arg_room(struct conn *c, size_t n) {
   c->argv = a;
   c->len = l;
   c->argcap = cap;
-  return 0;
 }
 
 static int hexval(char ch) {

@@ -273,13 +273,13 @@ uint64_t mv_recover_logs(void) {
   mv.heap->pending_ckpts = 0;
   for (size_t k = 0; k < L.nck; k++) mv.heap->pending_ckpts += entry_is_state_at_c(&L, k);
   int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
-  /* Records never acknowledged (a conditional dependency is missing,
-   * scan.c) are erased first, durably: once c moves past their
+  /* Records never acknowledged (a conditional dependency is missing, or
+   * a deferred batch torn: scan.c) are erased first, durably: once c moves past their
    * dependencies' timestamps, a later recovery could no longer tell them
    * from acknowledged ones.  Erased, they look like a ring's unwritten end
-   * (each is its ring's last record: its thread waited for it before
-   * writing another).  A crash here leaves some erased and the rest still
-   * dropped. */
+   * (only dropped records follow one in its ring: a later record written
+   * before it was durable names it, txn.c).  A crash here leaves some
+   * erased and the rest still dropped. */
   mv.dropped = L.ndropped;
   if (L.ndropped) {
     mv.heap->recovery_work = 1;
