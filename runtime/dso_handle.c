@@ -15,4 +15,5 @@
  * What remains to define is __dso_handle, which atexit (libc_nonshared.a)
  * passes to __cxa_atexit to name this object. Only in the shared library: an
  * executable linking the static runtime gets crtbegin's. */
-void *__dso_handle __attribute__((visibility("hidden"))) = &__dso_handle;
+extern void *__dso_handle __attribute__((visibility("hidden")));
+void *__dso_handle = &__dso_handle;
