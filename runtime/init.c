@@ -31,6 +31,7 @@
 #include "init.h"
 #include "live.h"
 #include "interpose.h"
+#include "tx/op.h"
 #include "tx/tx.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -58,7 +59,9 @@ static uint64_t pm_events(const struct amber_pm_counters *c) {
 
 static void close_at_exit(void) {
   /* Before the close starts: a region that starts on another thread from
-   * now on waits for the process to end (heap/window.c). */
+   * now on waits for the process to end (heap/window.c): first off the
+   * fast path, which does not look (tx/tx.h). */
+  amber_tx_fast_off();
   amber_heap_exit_begins();
   if (!__atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) amber_close();
 }
@@ -189,6 +192,8 @@ static void init(void) {
   amber_live_start(); /* after the close's atexit: its page goes first at exit */
   /* Last: other threads' first regions wait in pthread_once until here. */
   __atomic_store_n(&amber_tx_ready, 1, __ATOMIC_RELEASE);
+  /* Regions' fast boundary (tx/tx.h, amber_tx_region_fast) from here on. */
+  __atomic_store_n(&amber_tx_fast, amber_tx_engine->lazy_begin && !amber_op_capture, __ATOMIC_RELEASE);
   amber_tx_opening = 0;
 }
 
@@ -253,6 +258,7 @@ int amber_open(const char *path) {
 
 int amber_close(void) {
   if (!amber_tx_is_ready() || __atomic_load_n(&amber_heap_closed, __ATOMIC_ACQUIRE)) return 0;
+  amber_tx_fast_off(); /* the heap closes below, whichever way */
   /* The closing thread's stores outside regions commit with the close;
    * other threads' open batches are asked to commit at their next store,
    * and otherwise count as running transactions (the wait below). */
@@ -310,6 +316,7 @@ int amber_close_unchanged(void) {
    * the open found them; only the open's own words changed.  The ORDO
    * record's floor goes back too: no timestamp issued since reached the
    * heap. */
+  amber_tx_fast_off();
   amber_heap_closed = 1;
   struct amber_heap *h = &amber_the_heap;
   char *st = (char *)h->meta + AMBER_STATUS_OFFSET, *ordo = (char *)h->meta + AMBER_ORDO_OFFSET;

@@ -13,6 +13,7 @@
 #include "heap/fault.h"
 #include "heap/strict.h"
 #include "heap/window.h"
+#include "tx/tx.h"
 #include "entry/code.h"
 #include "stats.h"
 #include "tx/alloc.h"
@@ -38,6 +39,7 @@ int amber_interpose_heap_mapped(void) { return amber_interpose_ready() && !amber
 
 void amber_interpose_forked(void) {
   struct amber_heap *h = &amber_the_heap;
+  amber_tx_fast_off();
   amber_heap_forked = 1;
   __atomic_store_n(&amber_heap_closed, 1, __ATOMIC_RELEASE);
   if (h->data) mprotect(h->data, h->hdr.data_size, PROT_NONE);
@@ -123,6 +125,12 @@ void amber_interpose_write_tx(const char *what, const void *addr, void (*fn)(voi
     amber_fatal("%s() wrote heap %s memory at %p after amber_close() closed the heap; close it only when the program is done with it",
                 what, amber_the_heap.path, addr);
   amber_tx_run_internal(fn, arg);
+}
+
+const void *amber_interpose_in_place(const void *p) {
+  touch_self();
+  if (!amber_tx_is_ready() || engine_reads()) return NULL;
+  return amber_heap_alias(p);
 }
 
 /* Heap reads through the engine go in pieces that end on this alignment, so

@@ -77,6 +77,11 @@ void amber_interpose_write_tx(const char *what, const void *addr, void (*fn)(voi
 /* Inside amber_wrap_*_tx: copies n bytes at src (heap or not) to volatile
  * dst, heap bytes through the engine. */
 void amber_interpose_load(void *dst, const void *src, size_t n);
+/* Heap address p as this thread may read it in place with the real
+ * function, outside amber_interpose_read_tx: its alias when no engine read
+ * is needed (the thread's romulus transaction or stray batch, whose view
+ * is the data area; a closed heap), else NULL (read through the engine). */
+const void *amber_interpose_in_place(const void *p);
 /* Inside amber_interpose_read_tx: the length of the string at s, at most max,
  * reading heap bytes through the engine. */
 size_t amber_interpose_strnlen_tx(const char *s, size_t max);

@@ -16,21 +16,24 @@ static void check_desc(struct __amber_region_desc *d) {
                 d->name ? d->name : "?", d->file ? d->file : "?", d->line, d->abi_version, AMBER_ABI_VERSION);
   if (d->kind != 1 && d->kind != 2)
     amber_fatal("region %s (%s:%u) has unknown kind %u", d->name, d->file, d->line, d->kind);
-  __atomic_fetch_or(&d->runtime_state, AMBER_HINT_CHECKED, __ATOMIC_RELAXED);
+  /* The fast path reads whether the region starts as a writer from the
+   * hint alone (tx/tx.c, amber_tx_run_region): the descriptor's part of
+   * amber_tx_wants_writer goes into it, before CHECKED. */
+  if ((d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */)
+    __atomic_fetch_or(&d->runtime_state, AMBER_HINT_WRITER, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&d->runtime_state, AMBER_HINT_CHECKED, __ATOMIC_RELEASE);
 }
 
-static inline int wants_writer(const struct __amber_region_desc *d) {
-  return (d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */ ||
-         (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER);
-}
-
-int __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
+/* Every region the fast path does not take: nested ones, a thread's first,
+ * a lock-delimited section's, those with a stray batch to commit first,
+ * before the heap is open, a descriptor not yet checked. */
+__attribute__((noinline)) static int run_general(struct __amber_region_desc *desc, void *closure, int iso) {
   struct amber_thread *t = amber_thread();
   check_desc(desc);
   amber_tx_join_section(t);
   if (t->depth > 0) {
     /* Nesting is flat: the inner region is part of the outer transaction. */
-    if (!t->writer && wants_writer(desc)) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
+    if (!t->writer && amber_tx_wants_writer(desc)) amber_tx_restart(t, AMBER_ABORT_UPGRADE);
     /* The outer region built this closure with stores that replay drops. */
     if (t->op == AMBER_OP_CAPTURE) amber_op_put(t, closure, desc->closure_size);
     else if (t->op == AMBER_OP_REPLAY) amber_op_take(t, closure, desc->closure_size);
@@ -39,7 +42,16 @@ int __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
     t->depth--;
     return 0; /* a cancel never returns here: it leaves the outermost region */
   }
-  return amber_tx_run_outermost(t, desc, desc->fn, closure, wants_writer(desc), iso);
+  return amber_tx_run_outermost(t, desc, desc->fn, closure, amber_tx_wants_writer(desc), iso);
+}
+
+int __amber_run(struct __amber_region_desc *desc, void *closure, int iso) {
+  struct amber_thread *t = amber_self;
+  /* An ordinary outermost region: the boundary's fast path (tx/tx.h).
+   * Both calls are tail calls: nothing is saved here. */
+  if (__builtin_expect(t != NULL, 1) && __builtin_expect(amber_tx_region_fast(t, desc), 1))
+    return amber_tx_run_region(desc, closure, iso, t); /* arguments in place */
+  return run_general(desc, closure, iso);
 }
 
 /* Known calls with outside effects that write no program memory (fsync,

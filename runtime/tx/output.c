@@ -58,10 +58,9 @@ static void grow(void **p, size_t *cap, size_t need, size_t elem) {
 
 void amber_output_add(struct amber_thread *t, int kind, void *stream, int fd, int64_t arg, const void *bytes,
                       size_t n) {
-  /* Output of a transaction whose begin was deferred (amber_tx_touch): the
-   * interceptor read the program's memory it writes out after it began it
-   * (amber_interpose_touch); begun here in any case. */
-  amber_tx_touch(t);
+  /* The transaction has begun (amber_tx_touch): the interceptor saw
+   * amber_output_held, 2 while its begin is deferred, and began it
+   * (amber_interpose_touch) before it read what it writes out. */
   /* Recovery cannot re-execute output: the transaction logs values. */
   amber_op_giveup(t, "wrote output");
   struct amber_output *o = &t->out;

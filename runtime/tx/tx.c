@@ -17,6 +17,9 @@
 
 const struct amber_engine *amber_tx_engine;
 int amber_tx_ready;
+int amber_tx_fast;
+void amber_tx_fast_off(void) { __atomic_store_n(&amber_tx_fast, 0, __ATOMIC_SEQ_CST); }
+extern int amber_pm_simulating __attribute__((visibility("hidden"))); /* pm/pm.h's amber_pm_quiesce */
 __thread int amber_tx_opening;
 
 /* Set once, by the process layer's constructor, before any transaction. */
@@ -223,6 +226,11 @@ static inline void end(struct amber_thread *t) {
   if (__builtin_expect(t->nscratch != 0, 0)) free_scratch(t);
   t->desc = NULL;
   t->what = NULL;
+  /* As a transaction starts: the fast path (amber_tx_run_region) relies
+   * on finding them so. */
+  t->wrote = 0;
+  t->irrevocable_done = 0;
+  t->pm_marked = 0;
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
@@ -306,6 +314,60 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
   t->depth = 1;
   fn(arg);
   t->depth = 0;
+  finish(t);
+  return 0;
+}
+
+/* The boundary of a region on the fast path (entry/run.c, __amber_run,
+ * when amber_tx_region_fast holds: outermost, no lock-delimited section,
+ * no stray batch, heap open and ready, a lazy-begin engine, no operational
+ * capture, the descriptor checked).  amber_tx_run_outermost's work less
+ * what those conditions make moot: no batch to commit, no open to wait
+ * for, no op record to start (t->op stays AMBER_OP_OFF, as end() left
+ * it), and begin deferred to the first touch.  A region that ends with its
+ * transaction still pending touched nothing another thread can reach, so
+ * nothing of it was logged either (every log below is written after a
+ * touch; they are checked all the same, and any entry sends it through
+ * finish): it counts as a read-only commit, with no engine call, no
+ * fence, no mark.  Restarts and amber_cancel land here as in
+ * amber_tx_run_outermost. */
+int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, struct amber_thread *t) {
+  t->desc = desc;
+  t->iso = iso;
+  t->kind = desc->kind;
+  /* amber_tx_wants_writer: check_desc folded the descriptor's part into
+   * the hint.  wrote, irrevocable_done and pm_marked are 0: end() left
+   * them so. */
+  t->writer = __atomic_load_n(&desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER;
+  t->run_sp = (uintptr_t)__builtin_frame_address(0);
+#ifdef AMBER_TX_SIGJMP
+  int why = sigsetjmp(t->restart, 0);
+#else
+  int why = __builtin_setjmp((void **)(void *)t->restart) ? t->jump_why : 0;
+#endif
+  if (__builtin_expect(why != 0, 0)) {
+    if (why == CANCELLED) {
+      t->depth = 0;
+      end(t);
+      return 1;
+    }
+    t->wrote = 0; /* a restart: as amber_tx_run_outermost's */
+    t->irrevocable_done = 0;
+  }
+  amber_output_held = 2; /* t->fase is AMBER_FASE_NONE */
+  t->pending = 1;
+  t->depth = 1;
+  desc->fn(arg);
+  t->depth = 0;
+  if (__builtin_expect(t->pending, 1) &&
+      !(t->nptrc | t->nundo | t->nalloc_rec | t->out.nrec | t->nvfree | (size_t)t->nscratch | amber_alloc_tx_objects) &&
+      !amber_pm_simulating) {
+    t->pending = 0;
+    t->readonly_commits++;
+    amber_output_held = 0;
+    t->desc = NULL;
+    return 0;
+  }
   finish(t);
   return 0;
 }

@@ -195,13 +195,42 @@ noreturn void amber_tx_cancel(struct amber_thread *t);
 const char *amber_tx_undo_call(const struct amber_thread *t);
 
 /* Bits of desc->runtime_state, the runtime's per-region hints (0x4 belongs
- * to op.c).  WRITER: the region wrote before, start it as a writer.
- * CHECKED: its descriptor was validated (entry/run.c).  IRREVOCABLE: it
+ * to op.c).  WRITER: start it as a writer: it wrote before, or its
+ * descriptor says so (irrevocable, persistent: set by entry/run.c's
+ * check_desc before CHECKED).  CHECKED: its descriptor was validated
+ * (entry/run.c).  IRREVOCABLE: it
  * called code amber could not instrument at run time (an engine may start
  * it irrevocable from then on). */
 #define AMBER_HINT_WRITER 0x1u
 #define AMBER_HINT_CHECKED 0x2u
 #define AMBER_HINT_IRREVOCABLE 0x8u
+
+/* The region wants to start as a writer: irrevocable or persistent, or it
+ * wrote before (its hint). */
+static inline int amber_tx_wants_writer(const struct __amber_region_desc *d) {
+  return (d->flags & AMBER_DESC_IRREVOCABLE) || d->kind == 2 /* AMBER_KIND_PERSISTENT */ ||
+         (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_WRITER);
+}
+
+/* The fast path of a region's boundary (tx.c, amber_tx_run_region): the
+ * program's region d starts outermost (t->depth 0) in a thread with no
+ * lock-delimited section and no stray batch, d's descriptor checked
+ * (entry/run.c), and amber_tx_fast set.  Else __amber_run takes the
+ * general path: amber_tx_run_outermost.  amber_tx_fast: set once the heap
+ * is open and ready (init.c), when the engine begins lazily and no region
+ * captures operational records (decided at the open); cleared for good
+ * (amber_tx_fast_off) before anything sets what amber_heap_check_open
+ * looks at: the exit begins, amber_close, fork() in the child.  So a
+ * region that finds it set finds the heap as open as the general path's
+ * check would (one that starts while another thread sets those is before
+ * it either way). */
+extern int amber_tx_fast __attribute__((visibility("hidden"))); /* hidden: one instruction, no GOT */
+void amber_tx_fast_off(void);
+static inline int amber_tx_region_fast(const struct amber_thread *t, const struct __amber_region_desc *d) {
+  return (__atomic_load_n(&d->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_CHECKED) && !(t->depth | t->fase | t->batch) &&
+         __atomic_load_n(&amber_tx_fast, __ATOMIC_ACQUIRE);
+}
+int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, struct amber_thread *t);
 
 /* Runs fn(arg) as the thread's outermost transaction, re-running it from
  * here when the engine restarts it (readers only), then commits (t->depth
@@ -248,7 +277,7 @@ const char *amber_tx_name(const struct amber_thread *t);
  * its own frame).  Every path by which a region reads or writes such
  * memory calls amber_tx_touch first: the engine's read/write path and the
  * ordinary-memory hooks below, the pass's entry points that read in place
- * (entry/access.c: __amber_direct_reads, the direct heap load; entry/
+ * (entry/access.c: __amber_read_state, the direct heap load; entry/
  * libc.c: direct()), the irrevocable markers (entry/run.c), the
  * interceptors' reads at the alias (interpose.c) and held output
  * (tx/output.c: amber_output_held is 2 while pending, and the output

@@ -8,7 +8,7 @@
 //   heap: memcmp of the heap buffer's halves (direct() on the heap),
 //   strlen: strlen of the heap buffer, then one byte of it,
 //   load: an 8-byte load of each half of the volatile buffer through a
-//         pointer (inline loads after __amber_direct_reads),
+//         pointer (inline loads after __amber_read_state),
 //   print: fprintf("%s") of the volatile buffer to a file (an output
 //         interceptor reads it: amber_output_held is 2 until the
 //         transaction began); romulus only: mvcc isolates the program's

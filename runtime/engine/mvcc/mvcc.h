@@ -380,6 +380,9 @@ void mv_ring_write_tail(uint32_t i, uint64_t pos, uint64_t seq, uint64_t c);
  * Returns how many; lo, hi: their smallest and largest seq; clo, chi: their
  * commit timestamps' range. */
 uint64_t mv_ring_later(uint32_t i, uint64_t seq, uint64_t *lo, uint64_t *hi, uint64_t *clo, uint64_t *chi);
+/* One step of that look: the intact record (value, op or pad) at byte
+ * `off` of ring i with such a sequence number, or NULL. */
+const struct mv_rec *mv_ring_later_at(uint32_t i, uint64_t off, uint64_t seq);
 /* The file offset of ring i's byte position pos. */
 uint64_t mv_ring_file_off(uint32_t i, uint64_t pos);
 void mv_rings_format(void);
@@ -483,10 +486,14 @@ struct mv_logs {
   uint32_t ring_c_ring;
   int detect, report;
   int damaged;               /* problems found (detect) */
-  /* Records dropped: a conditional dependency is missing, so the commit
-   * was never acknowledged (scan.c; not in rec). */
+  /* Records dropped, never acknowledged (scan.c; not in rec): a
+   * conditional dependency is missing, or a deferred batch the crash tore
+   * (deferred_tail). */
   struct mv_found *drop;
   size_t ndropped, capdrop;
+  /* Of those, the records of torn deferred batches (deferred_tail): damage
+   * to a batch acknowledged later looks the same, so recovery warns. */
+  size_t ntorn;
 };
 /* detect: also look for damage (a ring scan per broken ring); report:
  * print each problem as an amber: error:. */
@@ -577,6 +584,7 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
 void mv_wait_durable(struct amber_thread *t);
+uint64_t mv_durable_token(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t);
 

@@ -120,20 +120,28 @@ const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq) {
   return r;
 }
 
+const struct mv_rec *mv_ring_later_at(uint32_t i, uint64_t off, uint64_t seq) {
+  const struct mv_rec *r = (const struct mv_rec *)(mv_ring_bytes(i) + off);
+  if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= mv_oq_n() ||
+      !mv_rec_shape_ok(r, mv.olog_bytes - off) || r->crc != mv_rec_crc(r))
+    return NULL;
+  return r;
+}
+
 /* Records are appended in sequence order, each made durable (fenced)
  * before the next is written, so an intact record with a larger sequence
  * number proves that every smaller one was complete: a record that fails
- * its checksum before it was damaged later, not torn by a crash. */
+ * its checksum before it was damaged later, not torn by a crash.  (Under
+ * deferred durability a later record may be written before an earlier one
+ * is durable: it then names that one, which scan.c's deferred_tail tells
+ * apart.) */
 uint64_t mv_ring_later(uint32_t i, uint64_t seq, uint64_t *lo, uint64_t *hi, uint64_t *clo, uint64_t *chi) {
-  const char *ring = mv_ring_bytes(i);
-  uint64_t n = 0, most = mv_oq_n();
+  uint64_t n = 0;
   *lo = *clo = UINT64_MAX;
   *hi = *chi = 0;
   for (uint64_t off = 0; off + sizeof(struct mv_rec) <= mv.olog_bytes; off += 8) {
-    const struct mv_rec *r = (const struct mv_rec *)(ring + off);
-    if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= most ||
-        !mv_rec_shape_ok(r, mv.olog_bytes - off) || r->crc != mv_rec_crc(r))
-      continue;
+    const struct mv_rec *r = mv_ring_later_at(i, off, seq);
+    if (!r) continue;
     n++;
     if (r->seq < *lo) *lo = r->seq;
     if (r->seq > *hi) *hi = r->seq;

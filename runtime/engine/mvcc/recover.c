@@ -273,13 +273,13 @@ uint64_t mv_recover_logs(void) {
   mv.heap->pending_ckpts = 0;
   for (size_t k = 0; k < L.nck; k++) mv.heap->pending_ckpts += entry_is_state_at_c(&L, k);
   int elsewhere = ops_elsewhere(&L, from); /* before anything is written */
-  /* Records never acknowledged (a conditional dependency is missing,
-   * scan.c) are erased first, durably: once c moves past their
+  /* Records never acknowledged (a conditional dependency is missing, or
+   * a deferred batch torn: scan.c) are erased first, durably: once c moves past their
    * dependencies' timestamps, a later recovery could no longer tell them
    * from acknowledged ones.  Erased, they look like a ring's unwritten end
-   * (each is its ring's last record: its thread waited for it before
-   * writing another).  A crash here leaves some erased and the rest still
-   * dropped. */
+   * (only dropped records follow one in its ring: a later record written
+   * before it was durable names it, txn.c).  A crash here leaves some
+   * erased and the rest still dropped. */
   mv.dropped = L.ndropped;
   if (L.ndropped) {
     mv.heap->recovery_work = 1;
@@ -298,6 +298,12 @@ uint64_t mv_recover_logs(void) {
     amber_info("heap %s: recovery dropped %zu OLog records of commits never acknowledged (a commit they read from was "
                "not durable at the crash)",
                mv.heap->path, L.ndropped);
+    if (L.ntorn)
+      amber_warn("heap %s: recovery dropped %zu OLog records, %zu of them in a deferred-durability batch the crash "
+                 "tore: a torn batch was never acknowledged, but damage to a batch that was "
+                 "made durable and acknowledged looks the same, so if the program acknowledged these commits "
+                 "(amber_wait_durable returned for them), the storage lost them: check the disk and the kernel log",
+                 mv.heap->path, L.ndropped, L.ntorn);
   }
   clog_to_master(&L);
   if (elsewhere) { /* the records stay for the program */

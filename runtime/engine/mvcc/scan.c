@@ -4,10 +4,10 @@
  * A crash can leave exactly one incomplete thing per log: the record an
  * OLog ring was appending (each record is fenced before the next one is
  * written; under deferred durability, a batch of records whose later ones
- * each name their predecessor: deferred_tail), the entries of a checkpoint round whose boundary never became
- * durable (they all have cts >= c), one undo entry of an irrevocable
- * transaction (each is fenced), and the one log header being rewritten (the
- * other stays valid).  Anything else that fails its checksum was damaged
+ * each name their predecessor: deferred_tail), the entries of a checkpoint
+ * round whose boundary never became durable (they all have cts >= c), one
+ * undo entry of an irrevocable transaction (each is fenced), and the one
+ * log header being rewritten (the other stays valid).  Anything else that fails its checksum was damaged
  * after it was written, and recovery would silently drop what depends on
  * it.  So the scan records, besides what recovery uses:
  *   - an OLog ring whose chain of records from its durable tail ends before
@@ -102,14 +102,10 @@ static void add_drop(struct mv_logs *L, const struct mv_rec *r, uint32_t ring) {
  * nothing: it is written only once the ring's earlier records are durable
  * (plog.c). */
 static int deferred_tail(struct mv_logs *L, uint32_t i, uint64_t seq) {
-  const char *ring = mv_ring_bytes(i);
-  uint64_t most = mv_oq_n();
   size_t first = L->ndropped;
   for (uint64_t off = 0; off + sizeof(struct mv_rec) <= mv.olog_bytes; off += 8) {
-    const struct mv_rec *r = (const struct mv_rec *)(ring + off);
-    if ((r->magic != MV_REC_MAGIC && r->magic != MV_PAD_MAGIC) || r->seq < seq || r->seq - seq >= most ||
-        !mv_rec_shape_ok(r, mv.olog_bytes - off) || r->crc != mv_rec_crc(r))
-      continue;
+    const struct mv_rec *r = mv_ring_later_at(i, off, seq);
+    if (!r) continue;
     int own = 0;
     for (unsigned k = 0; r->magic == MV_REC_MAGIC && k < r->ncdep; k++) {
       uint32_t g;
@@ -153,7 +149,11 @@ static void scan_ring(struct mv_logs *L, uint32_t i, size_t *cap) {
   uint64_t lo, hi, clo, chi;
   uint64_t n = mv_ring_later(i, seq, &lo, &hi, &clo, &chi);
   if (!n) return; /* a torn last record: its commit was never acknowledged */
-  if (deferred_tail(L, i, seq)) return; /* a deferred batch the crash tore: never acknowledged */
+  size_t before = L->ndropped;
+  if (deferred_tail(L, i, seq)) { /* a deferred batch the crash tore: never acknowledged */
+    L->ntorn += L->ndropped - before; /* or damage to an acknowledged one: recovery warns */
+    return;
+  }
   char range[160] = "";
   if (clo <= chi)
     snprintf(range, sizeof range, ", commit timestamps %llu to %llu", (unsigned long long)clo, (unsigned long long)chi);

@@ -99,7 +99,7 @@ static void publish_start(struct mv_thread *m, int wait_boundary) {
  * older than local-ts (cmp_time(cts, local) < 0 is cts + boundary < local);
  * AMBER_PERSISTENT regions (latest mode) and irrevocable transactions call
  * the runtime for every load. */
-static void inline_reads_begin(struct mv_thread *m) {
+static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m) {
   uint64_t b = amber_ordo_boundary();
   m->rd.shift = mv.shift;
   m->rd.table = (void *const *)mv.table;
@@ -110,6 +110,11 @@ static void inline_reads_begin(struct mv_thread *m) {
    * (maxseen) is over already: local-ts itself is past it. */
   m->rd.vtab = mv_vtable(&m->rd.vmask);
   m->rd.vsettled = m->local > 2 * b ? (m->local - 2 * b) << 1 : 0;
+  /* An operational record captures what the region reads of ordinary
+   * memory (entry/access.c): those loads take the callback.  (t->op is set
+   * before the begin, at the region's start or restart; capture may only
+   * stop later, amber_op_giveup.) */
+  if (t->op >= AMBER_OP_CAPTURE) m->rd.vsettled = 0;
   m->rd.mode = m->mode == MV_LATEST || m->solo ? AMBER_READS_CALL
                : m->mode == MV_SI             ? AMBER_READS_MVCC
                                               : AMBER_READS_MVCC_LOG;
@@ -117,11 +122,7 @@ static void inline_reads_begin(struct mv_thread *m) {
 
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t) {
   struct mv_thread *m = t->engine_data;
-  if (!m || !m->in_tx) return NULL;
-  /* An operational record captures what the region reads of ordinary
-   * memory (entry/access.c): those loads take the callback. */
-  if (t->op >= AMBER_OP_CAPTURE) m->rd.vsettled = 0;
-  return &m->rd;
+  return m && m->in_tx ? &m->rd : NULL;
 }
 
 void mv_begin(struct amber_thread *t) {
@@ -159,7 +160,7 @@ void mv_begin(struct amber_thread *t) {
   m->in_tx = 1;
   m->txstart = m->head;
   m->rd.n = 0;
-  inline_reads_begin(m);
+  inline_reads_begin(t, m);
   m->maxseen = 0;
   m->dep = 0;
   m->ncdep = 0;
@@ -763,4 +764,14 @@ void mv_wait_durable(struct amber_thread *t) {
   if (!m || !m->dfr_wait) return;
   amber_pm_fence_wait(m->dfr_wait);
   m->dfr_wait = 0;
+}
+
+/* amber_durable_token: the same ticket, left for another thread to wait
+ * for (kept here too: a later amber_wait_durable still covers it, and
+ * finds it durable at once by then). */
+uint64_t mv_durable_token(struct amber_thread *t) {
+  struct mv_thread *m = t->engine_data;
+  if (!m || !m->dfr_wait) return 0;
+  if (amber_pm_fence_durable(m->dfr_wait)) m->dfr_wait = 0;
+  return m->dfr_wait;
 }
