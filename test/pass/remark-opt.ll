@@ -1,6 +1,6 @@
 ; The irrevocable remark is visible through opt -pass-remarks-analysis=amber.
 ; RUN: %opt_amber -pass-remarks-analysis=amber -disable-output %s 2>&1 | FileCheck %s
-; CHECK: remark: <unknown>:0:0: call to ext is resolved at run time
+; CHECK: remark: <unknown>:0:0: call to ext is resolved by the linker: its transactional clone __amber_tx_ext is called
 define void @f() "amber-region" {
   call void @ext()
   ret void
