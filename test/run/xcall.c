@@ -9,6 +9,10 @@
 //    caller's heap object and to a global of its own; with amber_cancel both
 //    stores are undone (the clones ran, instrumented), and no transaction is
 //    irrevocable (mvcc's irrevocable_txns is 0);
+//  - "ops": with AMBER_OLOG=ops, regions whose callees in the other TU and
+//    the amber library touch only the heap keep their operational records
+//    (a direct call to a clone by name is captured; __amber_clone_of gave
+//    them up);
 //  - "plain": a region calling a plain-clang library's function commits, its
 //    stores (to ordinary memory) in place, irrevocably (irrevocable_txns counts every one).
 // RUN: %amber_cc -O2 -fPIC -shared %S/Inputs/xcall_lib.c -o %t.amber.so
@@ -21,6 +25,10 @@
 // RUN: FileCheck %s --check-prefix=NONE < %t.c0.json
 // RUN: env AMBER_ENGINE=romulus %run %t.O2 clone | FileCheck %s
 // RUN: env AMBER_ENGINE=romulus %run %t.O0 clone | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_OLOG=ops AMBER_STATS_FILE=%t.o2.json %run %t.O2 ops | FileCheck %s --check-prefix=OPS
+// RUN: FileCheck %s --check-prefix=OPREC < %t.o2.json
+// RUN: env AMBER_ENGINE=mvcc AMBER_OLOG=ops AMBER_STATS_FILE=%t.o0.json %run %t.O0 ops | FileCheck %s --check-prefix=OPS
+// RUN: FileCheck %s --check-prefix=OPREC < %t.o0.json
 // RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.p2.json %run %t.O2 plain | FileCheck %s --check-prefix=PLAIN
 // RUN: FileCheck %s --check-prefix=ALL < %t.p2.json
 // RUN: env AMBER_ENGINE=romulus %run %t.O0 plain | FileCheck %s --check-prefix=PLAIN
@@ -30,6 +38,8 @@
 // CHECK: committed: heap 300 tu2 200 lib 100 twice 6 thrice 9
 // CHECK-NEXT: cancelled: heap 300 tu2 200 lib 100
 // NONE: "irrevocable_txns": 0
+// OPS: ops: heap 20
+// OPREC: "olog_op_records": 10,
 // PLAIN: plain: local 50 plain 50
 // ALL: "irrevocable_txns": 50
 // SYMS: T __amber_tx_amber_bump
@@ -47,6 +57,8 @@ long tu2_twice(long v);
 long amber_bump(long *heap, long by);
 long amber_thrice(long v);
 long plain_bump(long *heap, long by);
+void tu2_add(long *heap, long by);
+void amber_add(long *heap, long by);
 
 int main(int argc, char **argv) {
   long *heap = amber_root(sizeof *heap);
@@ -54,6 +66,14 @@ int main(int argc, char **argv) {
     long local = 0; /* the library cannot write the heap (strict mode) */
     for (int i = 0; i < 50; i++) AMBER_ATOMIC { plain_bump(&local, 1); }
     printf("plain: local %ld plain %ld\n", local, plain_hits);
+    return 0;
+  }
+  if (argc > 1 && !strcmp(argv[1], "ops")) {
+    for (int i = 0; i < 10; i++) AMBER_ATOMIC {
+        tu2_add(heap, 1);
+        amber_add(heap, 1);
+      }
+    printf("ops: heap %ld\n", *heap);
     return 0;
   }
   long t = 0, h = 0;

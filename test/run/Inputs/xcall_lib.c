@@ -13,3 +13,4 @@ long NAME(bump)(long *heap, long by) {
 }
 static long twice(long v) { return 3 * v; } /* not tu2's twice */
 long NAME(thrice)(long v) { return twice(v); }
+void NAME(add)(long *heap, long by) { *heap += by; }

@@ -12,3 +12,5 @@ long tu2_alias(long *heap, long by) __attribute__((alias("tu2_bump")));
  * name does not clash). */
 static long twice(long v) { return 2 * v; }
 long tu2_twice(long v) { return twice(v); }
+/* Heap only: a region calling it keeps its operational record. */
+void tu2_add(long *heap, long by) { *heap += by; }
