@@ -62,6 +62,13 @@ static cl::opt<bool> ClInlineLoads(
     cl::desc("Inline the plain loads of region functions and clones, taken "
              "as __amber_read_state() says at the function's entry"));
 
+static cl::opt<bool> ClDirectClones(
+    "amber-direct-clones", cl::init(true), cl::Hidden,
+    cl::desc("Call another module's function through its exported clone "
+             "__amber_tx_<name> (extern_weak) when linked, __amber_clone_of "
+             "otherwise; false: always __amber_clone_of (ABI 5's code, for "
+             "comparisons)"));
+
 static cl::opt<bool> ClCodePointers(
     "amber-code-pointers", cl::init(true), cl::Hidden,
     cl::desc("Load and store pointer-typed values through __amber_loadp / "
@@ -918,7 +925,10 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
       return true;
     }
     // Declared here, maybe defined (and cloned) in another module.
-    callCloneOrResolve(CB, Callee);
+    if (ClDirectClones)
+      callCloneOrResolve(CB, Callee);
+    else
+      resolveAtRunTime(CB);
     IrrevocableSites.push_back({CB, SiteKind::Resolved, Callee});
     return true;
   }
