@@ -5,8 +5,9 @@
  * AMBER_ATOMIC region on a persistent hash table (chained, with Redis-style
  * incremental resize: a growing table moves a few buckets per write
  * command).  A command's reply is built inside its region in the worker's
- * AMBER_UNISOLATED scratch buffer and sent after the region commits, so a
- * client hears "+OK" only for a write that is durable; a command whose
+ * AMBER_UNISOLATED scratch buffer and sent once the region's commit is
+ * durable (deferred durability and a syncer thread: "Durable replies"
+ * below), so a client hears "+OK" only for a write that is durable; a command whose
  * bytes have not all arrived never starts, so a client that disconnects
  * mid-command leaves nothing in the heap.
  *
@@ -40,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -536,17 +538,24 @@ struct conn {
   size_t inlen, incap;
   char *out;
   size_t outlen, outoff, outcap;
+  /* out[outoff, sendable) may go now: its commits are durable.  The
+   * replies up to held_len wait for durability token held_tok. */
+  size_t sendable, held_len;
+  unsigned long long held_tok;
+  int held; /* in its worker's held list */
   char **argv;
   size_t *len;
   size_t argcap;
 };
 
 static void out_reserve(struct conn *c, size_t more) {
-  if (c->outoff && c->outoff == c->outlen) c->outoff = c->outlen = 0;
+  if (c->outoff && c->outoff == c->outlen) c->outoff = c->outlen = c->sendable = c->held_len = 0;
   if (c->outlen + more <= c->outcap) return;
   if (c->outoff) {
     memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
     c->outlen -= c->outoff;
+    c->sendable -= c->outoff;
+    c->held_len = c->held_len > c->outoff ? c->held_len - c->outoff : 0;
     c->outoff = 0;
     if (c->outlen + more <= c->outcap) return;
   }
@@ -993,8 +1002,61 @@ static int parse(struct conn *c, char *in, size_t inlen, int *argc, size_t *cons
  * Worker threads: one epoll each, sharing the listening socket. */
 static int listen_fd;
 
-static void conn_close(int ep, struct conn *c) {
-  epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+/* ---------------------------------------------------------------------------
+ * Durable replies.  A write's reply goes out only once its commit is
+ * durable, yet a worker never waits for a sync: each epoll pass runs every
+ * whole command of every ready connection (each its own region, returning
+ * before its commit is durable: deferred durability), then holds the
+ * replies with the pass's durability token and asks the syncer for it.
+ * The syncer thread waits for the newest token asked (one sync covers
+ * every worker's passes so far: group commit), then wakes the workers
+ * whose tokens are durable (an eventfd in their epoll set), which send the
+ * replies.  So while a sync runs, the workers go on reading and executing
+ * the commands that arrive, and the next sync takes all of them
+ * (docs/guide.md, "Durability tokens"). */
+struct worker {
+  int ep, wake;        /* its epoll set; its eventfd, written by the syncer */
+  struct conn **held;  /* connections with replies waiting for a token */
+  int nheld, capheld;
+  unsigned long long want; /* under sync_lock: the token it asked for; 0: none */
+};
+static struct worker *workers;
+static int nworkers;
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
+
+static void *syncer(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&sync_lock);
+  for (;;) {
+    unsigned long long top = 0;
+    for (int w = 0; w < nworkers; w++)
+      if (workers[w].want > top) top = workers[w].want;
+    if (!top) {
+      pthread_cond_wait(&sync_cond, &sync_lock);
+      continue;
+    }
+    pthread_mutex_unlock(&sync_lock);
+    amber_wait_token(top); /* tokens complete in order: every smaller one too */
+    pthread_mutex_lock(&sync_lock);
+    for (int w = 0; w < nworkers; w++)
+      if (workers[w].want && workers[w].want <= top) {
+        workers[w].want = 0;
+        uint64_t one = 1;
+        if (write(workers[w].wake, &one, sizeof one) < 0 && errno != EAGAIN) perror("kvserver: eventfd");
+      }
+  }
+  return NULL;
+}
+
+static void conn_close(struct worker *wk, struct conn *c) {
+  if (c->held)
+    for (int i = 0; i < wk->nheld; i++)
+      if (wk->held[i] == c) {
+        wk->held[i] = wk->held[--wk->nheld];
+        break;
+      }
+  epoll_ctl(wk->ep, EPOLL_CTL_DEL, c->fd, NULL);
   close(c->fd);
   free(c->in);
   free(c->out);
@@ -1003,21 +1065,20 @@ static void conn_close(int ep, struct conn *c) {
   free(c);
 }
 
-/* Sends what it can; 0, or -1 when the connection is gone. */
+/* Sends what it may; 0, or -1 when the connection is gone. */
 static int flush_out(int ep, struct conn *c) {
-  while (c->outoff < c->outlen) {
-    ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
+  while (c->outoff < c->sendable) {
+    ssize_t n = send(c->fd, c->out + c->outoff, c->sendable - c->outoff, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n <= 0) return -1;
     c->outoff += (size_t)n;
   }
-  struct epoll_event ev = {.events = EPOLLIN | (c->outoff < c->outlen ? EPOLLOUT : 0), .data.ptr = c};
+  struct epoll_event ev = {.events = EPOLLIN | (c->outoff < c->sendable ? EPOLLOUT : 0), .data.ptr = c};
   epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
-  if (c->outoff == c->outlen) c->outoff = c->outlen = 0;
+  if (c->outoff == c->outlen) c->outoff = c->outlen = c->sendable = c->held_len = 0;
   return 0;
 }
-
 /* Reads what arrived and runs every whole command; -1: close it now. */
 static int on_input(struct conn *c) {
   for (;;) {
@@ -1058,23 +1119,27 @@ static int on_input(struct conn *c) {
   return 0;
 }
 
+/* Sends c's replies up to its mark once the mark's token is durable (token
+ * 0: they depend on no commit that is not); closes c when it is done. */
+static void release(struct worker *wk, struct conn *c) {
+  if (c->held_len > c->sendable && amber_token_durable(c->held_tok)) c->sendable = c->held_len;
+  if (c->outoff == c->sendable && !(c->closing && c->sendable == c->outlen)) return;
+  if (flush_out(wk->ep, c) != 0 || (c->closing && c->outoff == c->outlen)) conn_close(wk, c);
+}
+
 static void *worker(void *arg) {
   int self = (int)(intptr_t)arg;
-  int ep = epoll_create1(EPOLL_CLOEXEC);
+  struct worker *wk = &workers[self];
+  int ep = wk->ep;
   struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = NULL};
-  if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
+  struct epoll_event wev = {.events = EPOLLIN, .data.ptr = wk};
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev) != 0 || epoll_ctl(ep, EPOLL_CTL_ADD, wk->wake, &wev) != 0) {
     perror("kvserver: epoll");
     exit(1);
   }
   struct epoll_event evs[64];
   struct conn *ready[64];
-  /* A write's reply goes out only once its commit is durable: each pass
-   * runs every whole command of every ready connection (each its own
-   * region, returning before its commit is durable), then waits once for
-   * all of them, then sends the replies.  So one sync covers a whole pass,
-   * as Redis's appendfsync always covers an event-loop pass with one
-   * fsync (docs/guide.md, "Deferred durability"). */
-  amber_defer_durability_begin();
+  amber_defer_durability_begin(); /* commits return before they are durable: see "Durable replies" */
   for (;;) {
     int n = epoll_wait(ep, evs, 64, -1);
     if (n < 0 && errno == EINTR) continue;
@@ -1082,9 +1147,15 @@ static void *worker(void *arg) {
       perror("kvserver: epoll_wait");
       exit(1);
     }
-    int nready = 0;
+    int nready = 0, woken = 0;
     for (int i = 0; i < n; i++) {
       struct conn *c = evs[i].data.ptr;
+      if ((void *)c == (void *)wk) {
+        uint64_t k;
+        if (read(wk->wake, &k, sizeof k) < 0 && errno != EAGAIN) perror("kvserver: eventfd");
+        woken = 1;
+        continue;
+      }
       if (!c) {
         int fd;
         while ((fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
@@ -1103,15 +1174,53 @@ static void *worker(void *arg) {
         continue;
       }
       if ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && on_input(c) != 0) {
-        conn_close(ep, c); /* the peer left: nobody to answer */
+        conn_close(wk, c); /* the peer left: nobody to answer */
         continue;
       }
       ready[nready++] = c;
     }
-    amber_wait_durable(); /* nothing below acknowledges a commit that is not durable */
+    /* Nothing below acknowledges a commit that is not durable: this pass's
+     * replies wait for its token (what amber_wait_durable would wait for). */
+    unsigned long long tok = nready ? amber_durable_token() : 0;
     for (int i = 0; i < nready; i++) {
       struct conn *c = ready[i];
-      if (flush_out(ep, c) != 0 || (c->closing && c->outoff == c->outlen)) conn_close(ep, c);
+      if (c->outlen > c->held_len) {
+        c->held_len = c->outlen;
+        c->held_tok = tok;
+      }
+      if (!c->held) {
+        if (wk->nheld == wk->capheld) {
+          wk->capheld = wk->capheld ? wk->capheld * 2 : 64;
+          wk->held = realloc(wk->held, (size_t)wk->capheld * sizeof *wk->held);
+          if (!wk->held) {
+            fprintf(stderr, "kvserver: out of memory\n");
+            exit(1);
+          }
+        }
+        wk->held[wk->nheld++] = c;
+        c->held = 1;
+      }
+    }
+    if (!nready && !woken) continue;
+    unsigned long long need = 0;
+    for (int i = 0; i < wk->nheld;) {
+      struct conn *c = wk->held[i];
+      int before = wk->nheld;
+      release(wk, c);
+      if (wk->nheld < before) continue; /* closed: another took its slot */
+      if (c->held_len > c->sendable) {
+        if (c->held_tok > need) need = c->held_tok;
+        i++;
+        continue;
+      }
+      c->held = 0;
+      wk->held[i] = wk->held[--wk->nheld];
+    }
+    if (need) {
+      pthread_mutex_lock(&sync_lock);
+      if (need > wk->want) wk->want = need;
+      pthread_cond_signal(&sync_cond);
+      pthread_mutex_unlock(&sync_lock);
     }
   }
   return NULL;
@@ -1194,6 +1303,22 @@ int main(int argc, char **argv) {
   socklen_t sl = sizeof sa;
   getsockname(listen_fd, (struct sockaddr *)&sa, &sl);
   port = ntohs(sa.sin_port);
+  workers = calloc((size_t)threads, sizeof *workers);
+  nworkers = threads;
+  for (int i = 0; workers && i < threads; i++) {
+    workers[i].ep = epoll_create1(EPOLL_CLOEXEC);
+    workers[i].wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (workers[i].ep < 0 || workers[i].wake < 0) {
+      perror("kvserver: epoll_create1/eventfd");
+      return 1;
+    }
+  }
+  pthread_t st;
+  if (!workers || pthread_create(&st, NULL, syncer, NULL) != 0) {
+    fprintf(stderr, "kvserver: cannot start the syncer thread\n");
+    return 1;
+  }
+  pthread_detach(st);
   for (int i = 0; i < threads; i++) {
     pthread_t t;
     if (pthread_create(&t, NULL, worker, (void *)(intptr_t)i) != 0) {

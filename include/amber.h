@@ -112,6 +112,18 @@ void amber_sync(void);
 void amber_defer_durability_begin(void);
 void amber_defer_durability_end(void);
 void amber_wait_durable(void);
+/* Deferred durability handed to another thread (a server whose workers go
+ * on executing while one thread waits for the sync; docs/guide.md,
+ * "Durability tokens"): amber_durable_token() returns a token for what
+ * amber_wait_durable() on the calling thread would wait for now (0:
+ * nothing); amber_wait_token(token), on any thread, outside regions,
+ * returns once all of it is durable; amber_token_durable(token) says
+ * whether it is (1) without waiting.  The program's contract is
+ * amber_wait_durable's: acknowledge nothing that depends on those commits
+ * before the token is durable.  A token is valid while the heap stays open. */
+unsigned long long amber_durable_token(void);
+void amber_wait_token(unsigned long long token);
+int amber_token_durable(unsigned long long token);
 
 /* Heap usage by the persistent allocator. */
 struct amber_usage {

@@ -9,6 +9,7 @@
 #include "amber.h"
 #include "base/diag.h"
 #include "init.h"
+#include "pm/pm.h"
 #include "stats.h"
 #include "tx/tx.h"
 
@@ -124,6 +125,23 @@ void amber_wait_durable(void) {
   struct amber_thread *t = outside_region("amber_wait_durable");
   if (amber_tx_engine->wait_durable) amber_tx_engine->wait_durable(t);
 }
+
+unsigned long long amber_durable_token(void) {
+  if (!amber_tx_is_ready()) return 0;
+  struct amber_thread *t = outside_region("amber_durable_token");
+  return amber_tx_engine->durable_token ? amber_tx_engine->durable_token(t) : 0;
+}
+
+/* Tickets complete in order (pm.h), so any thread may wait for one.  The
+ * caller batched the commits itself: its sync does not wait to gather
+ * more (docs/engines/msync.md, "Gathering"). */
+void amber_wait_token(unsigned long long token) {
+  if (!token || !amber_tx_is_ready()) return;
+  outside_region("amber_wait_token");
+  amber_pm_fence_wait_now(token);
+}
+
+int amber_token_durable(unsigned long long token) { return amber_pm_fence_durable(token); }
 
 int amber_is_persistent(const void *p) { return amber_tx_is_ready() && amber_in_heap(p); }
 

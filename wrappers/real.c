@@ -35,6 +35,15 @@
   HIDDEN ret __wrap_##name params;                                             \
   HIDDEN ret __wrap_##name params { return REAL(name) args; }
 
+/* The same, placed with the code every start runs (runtime/base/diag.h):
+ * the module constructor's clone registration (entry/clones.c) takes its
+ * lock through these in every program, and elsewhere in .text they cost a
+ * page fault before main (issue 27 item 5). */
+#define FORWARD_START(ret, name, params, args)                                 \
+  WRAP_REAL(name)                                                              \
+  HIDDEN ret __wrap_##name params;                                             \
+  HIDDEN AMBER_START_TEXT ret __wrap_##name params { return REAL(name) args; }
+
 /* The same, for a variadic NAME through its va_list variant VNAME. */
 #define FORWARD_V(name, vname, params, fixed, last)                            \
   HIDDEN int __wrap_##name params;                                             \
@@ -343,10 +352,10 @@ FORWARD(pid_t, _Fork, (void), ())
 #endif
 FORWARD(int, sigaction, (int sig, const struct sigaction *a, struct sigaction *o), (sig, a, o))
 FORWARD(sighandler_t, signal, (int sig, sighandler_t h), (sig, h))
-FORWARD(int, pthread_mutex_lock, (pthread_mutex_t *m), (m))
+FORWARD_START(int, pthread_mutex_lock, (pthread_mutex_t *m), (m))
 FORWARD(int, pthread_mutex_trylock, (pthread_mutex_t *m), (m))
 FORWARD(int, pthread_mutex_timedlock, (pthread_mutex_t *m, const struct timespec *t), (m, t))
-FORWARD(int, pthread_mutex_unlock, (pthread_mutex_t *m), (m))
+FORWARD_START(int, pthread_mutex_unlock, (pthread_mutex_t *m), (m))
 FORWARD(int, pthread_rwlock_wrlock, (pthread_rwlock_t *l), (l))
 FORWARD(int, pthread_rwlock_trywrlock, (pthread_rwlock_t *l), (l))
 FORWARD(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t *l, const struct timespec *t), (l, t))

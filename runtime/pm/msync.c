@@ -350,6 +350,8 @@ static void wait_ticket(uint64_t want, int may_gather) {
 
 void amber_msync_wait(uint64_t want) { wait_ticket(want, 1); }
 
+void amber_msync_wait_now(uint64_t want) { wait_ticket(want, 0); }
+
 void amber_msync_gather_counts(uint64_t out[3]) {
   pthread_mutex_lock(&lock);
   out[0] = gathers;

@@ -51,6 +51,9 @@ void amber_msync_fence(void);
  * a durable ticket makes every smaller one durable. */
 uint64_t amber_msync_publish(void);
 void amber_msync_wait(uint64_t ticket);
+/* The same wait, whose sync (when this thread leads it) starts at once:
+ * for a thread that batches commits itself (amber_wait_token). */
+void amber_msync_wait_now(uint64_t ticket);
 /* 1 once wait(ticket) would return at once (no lock). */
 int amber_msync_durable(uint64_t ticket);
 

@@ -332,6 +332,12 @@ void amber_pm_fence_wait(uint64_t ticket) {
   if (mode == AMBER_PM_MODE_SIM) amber_sim_fence_done();
 }
 
+void amber_pm_fence_wait_now(uint64_t ticket) {
+  if (!ticket) return;
+  amber_msync_wait_now(ticket);
+  if (mode == AMBER_PM_MODE_SIM) amber_sim_fence_done();
+}
+
 int amber_pm_fence_durable(uint64_t ticket) { return !ticket || amber_msync_durable(ticket); }
 
 void amber_pm_group_enter(void) {

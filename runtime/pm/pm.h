@@ -108,6 +108,9 @@ const char *amber_pm_mode_name(void);
 #define amber_pm_fence_publish(cat) amber_pm_fence_publish_at(AMBER_PM_SITE_(AMBER_SITE_FENCE), cat)
 uint64_t amber_pm_fence_publish_at(const struct amber_pm_site *site, enum amber_pm_cat cat);
 void amber_pm_fence_wait(uint64_t ticket);
+/* The same, without the group commit's gathering wait (a sync this thread
+ * leads starts at once): for a waiter that batched the commits itself. */
+void amber_pm_fence_wait_now(uint64_t ticket);
 int amber_pm_fence_durable(uint64_t ticket);
 int amber_pm_tickets(void);
 /* Group commit's siblings (docs/engines/msync.md, "Gathering"): the calling

@@ -31,6 +31,9 @@ struct amber_engine {
    * t->defer_durability may have returned before (amber_wait_durable).
    * Without it, every commit is durable when it returns. */
   void (*wait_durable)(struct amber_thread *t);
+  /* Optional: outside regions, the PM fence ticket (amber_pm_fence_wait)
+   * that wait_durable(t) would wait for now; 0: none.  Without it, 0. */
+  uint64_t (*durable_token)(struct amber_thread *t);
   /* Optional: the thread that ran `t` is ending (outside any region). */
   void (*thread_fini)(struct amber_thread *t);
   /* Optional: a debugger stopped the process (debugger.c).  Calls fn for

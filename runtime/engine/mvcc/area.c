@@ -396,6 +396,7 @@ const struct amber_engine amber_engine_mvcc = {
     .sync = mv_sync,
     .thread_fini = mv_thread_fini,
     .wait_durable = mv_wait_durable,
+    .durable_token = mv_durable_token,
     .stats = mv_stats,
     .debug_view = mv_debug_view,
     .area_size = mv_area_size,

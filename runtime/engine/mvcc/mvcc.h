@@ -491,6 +491,9 @@ struct mv_logs {
    * (deferred_tail). */
   struct mv_found *drop;
   size_t ndropped, capdrop;
+  /* Of those, the records of torn deferred batches (deferred_tail): damage
+   * to a batch acknowledged later looks the same, so recovery warns. */
+  size_t ntorn;
 };
 /* detect: also look for damage (a ring scan per broken ring); report:
  * print each problem as an amber: error:. */
@@ -581,6 +584,7 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);
 void mv_abort(struct amber_thread *t);
 void mv_wait_durable(struct amber_thread *t);
+uint64_t mv_durable_token(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t);
 

@@ -298,6 +298,12 @@ uint64_t mv_recover_logs(void) {
     amber_info("heap %s: recovery dropped %zu OLog records of commits never acknowledged (a commit they read from was "
                "not durable at the crash)",
                mv.heap->path, L.ndropped);
+    if (L.ntorn)
+      amber_warn("heap %s: recovery dropped %zu OLog records, %zu of them in a deferred-durability batch the crash "
+                 "tore: a torn batch was never acknowledged, but damage to a batch that was "
+                 "made durable and acknowledged looks the same, so if the program acknowledged these commits "
+                 "(amber_wait_durable returned for them), the storage lost them: check the disk and the kernel log",
+                 mv.heap->path, L.ndropped, L.ntorn);
   }
   clog_to_master(&L);
   if (elsewhere) { /* the records stay for the program */

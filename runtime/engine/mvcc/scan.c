@@ -149,7 +149,11 @@ static void scan_ring(struct mv_logs *L, uint32_t i, size_t *cap) {
   uint64_t lo, hi, clo, chi;
   uint64_t n = mv_ring_later(i, seq, &lo, &hi, &clo, &chi);
   if (!n) return; /* a torn last record: its commit was never acknowledged */
-  if (deferred_tail(L, i, seq)) return; /* a deferred batch the crash tore: never acknowledged */
+  size_t before = L->ndropped;
+  if (deferred_tail(L, i, seq)) { /* a deferred batch the crash tore: never acknowledged */
+    L->ntorn += L->ndropped - before; /* or damage to an acknowledged one: recovery warns */
+    return;
+  }
   char range[160] = "";
   if (clo <= chi)
     snprintf(range, sizeof range, ", commit timestamps %llu to %llu", (unsigned long long)clo, (unsigned long long)chi);

@@ -765,3 +765,13 @@ void mv_wait_durable(struct amber_thread *t) {
   amber_pm_fence_wait(m->dfr_wait);
   m->dfr_wait = 0;
 }
+
+/* amber_durable_token: the same ticket, left for another thread to wait
+ * for (kept here too: a later amber_wait_durable still covers it, and
+ * finds it durable at once by then). */
+uint64_t mv_durable_token(struct amber_thread *t) {
+  struct mv_thread *m = t->engine_data;
+  if (!m || !m->dfr_wait) return 0;
+  if (amber_pm_fence_durable(m->dfr_wait)) m->dfr_wait = 0;
+  return m->dfr_wait;
+}
