@@ -132,6 +132,10 @@ llvm::SmallVector<llvm::Function *, 16> makeClones(
         &CloneTable);
 bool isRegionFunction(const llvm::Function &F);
 bool isCloneFunction(const llvm::Function &F);
+// The symbol of the transactional clone of the function named Name:
+// __amber_tx_<Name> (an asm label's "\1" stays in front).  Exported when the
+// function is: other modules call it directly (ABI 6, Instrument.cpp).
+std::string cloneName(llvm::StringRef Name);
 
 //--- LibcCalls.cpp ---------------------------------------------------------
 // "__amber_<name>" if Name is a libc function the runtime wraps, else "".

@@ -8,7 +8,9 @@
 // The (original, clone) pairs go into the module's clone table, registered
 // with the runtime by the module constructor, so that indirect calls and
 // calls into other modules inside regions find the clones at run time
-// (__amber_clone_of).
+// (__amber_clone_of).  A direct call to a function of another module calls
+// that module's exported clone by name when the linker found one (ABI 6,
+// Instrument.cpp); exported aliases of cloned functions get clone aliases.
 //===----------------------------------------------------------------------===//
 #include "Amber.h"
 #include "llvm/ADT/Statistic.h"
@@ -20,6 +22,7 @@ using namespace llvm;
 
 #define DEBUG_TYPE "amber"
 STATISTIC(NumClones, "Number of transactional clones created");
+STATISTIC(NumCloneAliases, "Number of aliases of transactional clones created");
 STATISTIC(NumRedirected, "Number of calls redirected to transactional clones");
 
 namespace amber {
@@ -29,7 +32,15 @@ bool isRegionFunction(const Function &F) {
 }
 
 bool isCloneFunction(const Function &F) {
-  return F.getName().startswith(ClonePrefix);
+  StringRef N = F.getName();
+  N.consume_front("\1");
+  return N.startswith(ClonePrefix);
+}
+
+std::string cloneName(StringRef Name) {
+  if (Name.consume_front("\1"))
+    return ("\1" + Twine(ClonePrefix) + Name).str();
+  return (ClonePrefix + Name).str();
 }
 
 static bool wantsClone(const Function &F) {
@@ -56,7 +67,7 @@ makeClones(Module &M,
 
   DenseMap<Function *, Function *> CloneOf;
   for (Function *F : Originals) {
-    std::string Name = (ClonePrefix + F->getName()).str();
+    std::string Name = cloneName(F->getName());
     Function *C = M.getFunction(Name);
     if (!C) {
       ValueToValueMapTy VM;
@@ -72,6 +83,25 @@ makeClones(Module &M,
     }
     CloneOf[F] = C;
     CloneTable.push_back({F, C});
+  }
+
+  // An exported alias of a cloned function gets the same alias of the clone,
+  // so a direct call through the alias's name from another module finds it
+  // (__amber_tx_<alias>, as for a function).
+  SmallVector<GlobalAlias *, 4> Aliases;
+  for (GlobalAlias &GA : M.aliases())
+    if (!GA.hasLocalLinkage() && !GA.getName().empty())
+      Aliases.push_back(&GA);
+  for (GlobalAlias *GA : Aliases) {
+    auto *F = dyn_cast<Function>(GA->getAliasee()->stripPointerCasts());
+    Function *C = F ? CloneOf.lookup(F) : nullptr;
+    std::string Name = cloneName(GA->getName());
+    if (!C || M.getNamedValue(Name))
+      continue;
+    auto *CA = GlobalAlias::create(C->getFunctionType(), 0, GA->getLinkage(),
+                                   Name, C, &M);
+    CA->setVisibility(GA->getVisibility());
+    ++NumCloneAliases;
   }
 
   SmallVector<Function *, 16> Work;

@@ -6,7 +6,8 @@
 // which performs the access.  Skipped (provably not persistent): accesses to
 // non-escaping allocas, constant globals, other address spaces, and the
 // region's own closure (it lives in the caller's stack frame).  Calls: libc
-// wrappers, __amber_clone_of for indirect calls and calls to other modules,
+// wrappers, __amber_clone_of for indirect calls, the other module's clone
+// (or __amber_clone_of when it has none) for direct calls to other modules,
 // none for output the runtime holds until the commit (printf, write, ...),
 // __amber_irrevocable_io for other known I/O, __amber_irrevocable for the rest.
 // instrumentModule also drives the clones, the outside-region range checks
@@ -24,8 +25,10 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include <algorithm>
 #include <cstddef>
 
@@ -59,6 +62,13 @@ static cl::opt<bool> ClInlineLoads(
     cl::desc("Inline the plain loads of region functions and clones, taken "
              "as __amber_read_state() says at the function's entry"));
 
+static cl::opt<bool> ClDirectClones(
+    "amber-direct-clones", cl::init(true), cl::Hidden,
+    cl::desc("Call another module's function through its exported clone "
+             "__amber_tx_<name> (extern_weak) when linked, __amber_clone_of "
+             "otherwise; false: always __amber_clone_of (ABI 5's code, for "
+             "comparisons)"));
+
 static cl::opt<bool> ClCodePointers(
     "amber-code-pointers", cl::init(true), cl::Hidden,
     cl::desc("Load and store pointer-typed values through __amber_loadp / "
@@ -78,6 +88,8 @@ STATISTIC(NumIrrevocable, "Number of calls made irrevocable");
 STATISTIC(NumIrrevocableIo, "Number of I/O calls made irrevocable (io)");
 STATISTIC(NumCloneOf, "Number of indirect or external calls resolved through "
                       "__amber_clone_of");
+STATISTIC(NumDirectClone, "Number of external calls to another module's clone "
+                          "by name (__amber_clone_of only when not linked)");
 STATISTIC(NumSkipLocal, "Number of accesses to non-escaping allocas skipped");
 STATISTIC(NumSkipConst, "Number of accesses to constant globals skipped");
 STATISTIC(NumSkipClosure, "Number of accesses to the region closure skipped");
@@ -96,6 +108,7 @@ enum class SiteKind {
 struct Site {
   CallBase *CB; // null for an atomic of a width without callback
   SiteKind Kind;
+  Function *Callee = nullptr; // a Resolved direct call's callee
 };
 
 class Instrumenter {
@@ -161,6 +174,7 @@ private:
   void makeIrrevocable(Instruction *Before);
   void makeIrrevocableIo(Instruction *Before);
   void resolveAtRunTime(CallBase *CB);
+  void callCloneOrResolve(CallBase *CB, Function *Callee);
   bool isKnownLibFunction(const Function &Callee);
 };
 
@@ -734,6 +748,53 @@ void Instrumenter::resolveAtRunTime(CallBase *CB) {
   ++NumCloneOf;
 }
 
+// A direct call to Callee, declared here and maybe defined in another module
+// built with amber, which then exports its clone as cloneName(Callee)
+// (Clones.cpp).  That symbol is declared extern_weak and the linker resolves
+// it; the runtime lookup stays for a null symbol (a module not built with
+// amber: __amber_clone_of makes the transaction irrevocable):
+//   %has = icmp ne ptr @__amber_tx_f, null
+//   br %has, label %call, label %lookup        (the lookup is cold)
+// lookup: %c = call ptr @__amber_clone_of(ptr @f)
+// call:   %t = phi ptr [ @__amber_tx_f, ... ], [ %c, %lookup ]
+//         call %t(...)
+// No operational-capture giveup on the direct path: the target is a
+// link-time constant of an object whose build id the capture's identity
+// covers (tx/op.c), so replay runs the same code.
+void Instrumenter::callCloneOrResolve(CallBase *CB, Function *Callee) {
+  std::string Name = cloneName(Callee->getName());
+  Function *Clone = M.getFunction(Name);
+  if (!Clone) {
+    Clone = Function::Create(Callee->getFunctionType(),
+                             GlobalValue::ExternalWeakLinkage, Name, M);
+    Clone->setCallingConv(Callee->getCallingConv());
+    Clone->setVisibility(Callee->getVisibility());
+  } else if (Clone->isDeclaration()) {
+    Clone->setLinkage(GlobalValue::ExternalWeakLinkage);
+  }
+  // Null when not linked: never assume it is local (a PC-relative address
+  // of an undefined weak symbol is not null).
+  Clone->setDSOLocal(false);
+  IRBuilder<> B(CB);
+  Value *Missing = B.CreateICmpEQ(
+      Clone, ConstantPointerNull::get(Clone->getType()), "amber.no_clone");
+  MDNode *Cold = MDBuilder(C).createBranchWeights(1, 1000);
+  Instruction *Then = SplitBlockAndInsertIfThen(Missing, CB, false, Cold);
+  B.SetInsertPoint(Then);
+  CallInst *CI = B.CreateCall(abiCloneOf(M), {CB->getCalledOperand()}, "amber.callee");
+  CI->setDebugLoc(CB->getDebugLoc());
+  BasicBlock *Tail = CB->getParent();
+  Then->getParent()->setName("amber.lookup");
+  Tail->setName("amber.call");
+  B.SetInsertPoint(Tail, Tail->begin());
+  PHINode *Target = B.CreatePHI(Ptr, 2, "amber.target");
+  Target->addIncoming(Clone, Then->getParent()->getSinglePredecessor());
+  Target->addIncoming(CI, Then->getParent());
+  CB->setCalledOperand(Target);
+  ++NumCloneOf;
+  ++NumDirectClone;
+}
+
 // A function of the C library (or another runtime library LLVM knows by
 // name and prototype): definitely has no transactional clone.
 bool Instrumenter::isKnownLibFunction(const Function &Callee) {
@@ -864,8 +925,11 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
       return true;
     }
     // Declared here, maybe defined (and cloned) in another module.
-    resolveAtRunTime(CB);
-    IrrevocableSites.push_back({CB, SiteKind::Resolved});
+    if (ClDirectClones)
+      callCloneOrResolve(CB, Callee);
+    else
+      resolveAtRunTime(CB);
+    IrrevocableSites.push_back({CB, SiteKind::Resolved, Callee});
     return true;
   }
   if (!CB->isInlineAsm() && CB->doesNotAccessMemory())
@@ -958,7 +1022,8 @@ static void emitRemarks(Function &F, ArrayRef<Site> Sites) {
     if (S.Kind == SiteKind::Resolved)
       if (auto *CloneOf = dyn_cast<CallInst>(Target))
         Target = CloneOf->getArgOperand(0);
-    Function *Callee = dyn_cast<Function>(Target->stripPointerCasts());
+    Function *Callee = S.Callee ? S.Callee
+                                : dyn_cast<Function>(Target->stripPointerCasts());
     ORE.emit([&] {
       OptimizationRemarkAnalysis R("amber", "IrrevocableCall", CB);
       if (Callee)
@@ -976,9 +1041,10 @@ static void emitRemarks(Function &F, ArrayRef<Site> Sites) {
         R << " does I/O; an AMBER region that reaches it becomes irrevocable";
         break;
       case SiteKind::Resolved:
-        R << " is resolved at run time: its transactional clone is called "
-             "when the module defining it was built with amber, otherwise an "
-             "AMBER region that reaches it becomes irrevocable";
+        R << " is resolved by the linker: its transactional clone "
+          << cloneName(Callee ? Callee->getName() : "")
+          << " is called when the module defining it was built with amber, "
+             "otherwise an AMBER region that reaches it becomes irrevocable";
         break;
       }
       return R;

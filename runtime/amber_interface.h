@@ -15,10 +15,12 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 5 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
+#define AMBER_ABI_VERSION 6 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
                               __amber_loadp / __amber_storep; 4: inline loads in regions
                               (__amber_direct_reads, __amber_heap_delta); 5: __amber_read_state
-                              replaces __amber_direct_reads (mvcc's inline shadow-table check) */
+                              replaces __amber_direct_reads (mvcc's inline shadow-table check);
+                              6: clones are called across modules by name (see "Transactional
+                              clones" below), captured without giving up operational records */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -143,9 +145,17 @@ void __amber_irrevocable(void);
  * the transaction becomes irrevocable, nothing more. */
 void __amber_irrevocable_io(void);
 
-/* Transactional clones of a module, registered by its constructor, so that
- * indirect calls and calls into other modules inside regions find the clone
- * of their target at run time. */
+/* Transactional clones.  Every function a module defines has a clone with
+ * the same signature, named __amber_tx_<name> (an asm label's "\1" stays
+ * in front), with the function's linkage and visibility: exported when the
+ * function is (and an exported alias of it gets __amber_tx_<alias>).  Since
+ * ABI 6 a direct call inside a region or clone to a function declared but
+ * not defined in the module calls __amber_tx_<name> (extern_weak) when the
+ * linker found it, else __amber_clone_of(fn).  The clones of a module are
+ * also registered by its constructor, so that indirect calls and calls into
+ * modules not built with amber find the clone of their target at run time
+ * (or go irrevocable); registering also puts the module's build id into
+ * the operational records' identity (tx/op.c). */
 struct __amber_clone {
   void *fn;    /* the original function */
   void *clone; /* its transactional clone __amber_tx_<name> */

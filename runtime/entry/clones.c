@@ -38,6 +38,9 @@ AMBER_START_TEXT static void put(struct table *t, void *fn, void *clone) {
 }
 
 AMBER_START_TEXT void __amber_register_clones(const struct __amber_clone *entries, size_t n) {
+  /* Other modules call these clones by name: replay needs this object's
+   * build (tx/op.c). */
+  if (n) amber_op_note_code(entries);
   pthread_mutex_lock(&lock);
   struct table *t = tab;
   if (!t || 2 * (used + 2 * n) > t->cap) {
@@ -63,7 +66,9 @@ AMBER_START_TEXT void __amber_register_clones(const struct __amber_clone *entrie
 
 void *__amber_clone_of(void *fn) {
   /* The target may come from recorded data (another process's address
-   * space): such a call cannot be re-executed. */
+   * space): such a call cannot be re-executed.  (A direct call to another
+   * module's clone by name, pass ABI 6, does not come here: its target is a
+   * link-time constant of an object in the capture's identity.) */
   struct amber_thread *self = amber_thread();
   amber_op_giveup(self, "made an indirect or cross-module call");
   struct table *t = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);

@@ -77,6 +77,36 @@ static int identity_missing, scanned;
 static char program[PATH_MAX];
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Code of objects with transactional clones but maybe no region (an
+ * amber-compiled library): a region calls their clones directly, by name
+ * (pass ABI 6), and replay must run the same code, so their build ids are
+ * part of the identity too.  One address in each such object, from its
+ * module constructor (entry/clones.c), before any heap opens: a fixed
+ * table (constructors should not allocate); past it, records are off. */
+#define MAX_CODE_OBJECTS 256
+static const void *code_objects[MAX_CODE_OBJECTS];
+static size_t ncode_objects;
+static int code_objects_over;
+
+void amber_op_note_code(const void *addr) {
+  pthread_mutex_lock(&scan_lock);
+  if (ncode_objects < MAX_CODE_OBJECTS) code_objects[ncode_objects++] = addr;
+  else code_objects_over = 1;
+  pthread_mutex_unlock(&scan_lock);
+}
+
+/* Whether a noted address lies in one of the object's segments. */
+static int has_clones(struct dl_phdr_info *info) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    for (size_t k = 0; k < ncode_objects; k++)
+      if ((uintptr_t)code_objects[k] >= lo && (uintptr_t)code_objects[k] < hi) return 1;
+  }
+  return 0;
+}
+
 static void add_desc(struct __amber_region_desc *d) {
   if (d->magic != AMBER_DESC_MAGIC || d->abi_version != AMBER_ABI_VERSION) return; /* __amber_run reports it */
   for (size_t i = 0; i < nops; i++)
@@ -158,10 +188,11 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg) {
   if (main_program) path = program;
   if (!path[0] || path[0] == '[') return 0;
   uint64_t bytes = 0, addr = regions_section(path, &bytes);
-  if (!addr || !bytes) return 0;
+  if ((!addr || !bytes) && !has_clones(info)) return 0;
   uint64_t b = build_id_hash(info);
   if (!b) identity_missing = 1;
   identity += b * 0x9e3779b97f4a7c15ull; /* order-independent */
+  if (!addr || !bytes) return 0; /* clones only */
   struct __amber_region_desc *d = (struct __amber_region_desc *)(info->dlpi_addr + addr);
   for (uint64_t i = 0; i < bytes / sizeof *d; i++) add_desc(&d[i]);
   return 0;
@@ -176,6 +207,7 @@ void amber_op_scan(void) {
     ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
     program[n > 0 ? n : 0] = 0;
     dl_iterate_phdr(scan_object, NULL);
+    if (code_objects_over) identity_missing = 1;
     if (identity_missing) { /* replay could not tell another build from this one */
       identity = 0;
       for (size_t i = 0; i < nops; i++)

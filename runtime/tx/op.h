@@ -9,8 +9,12 @@
  * memory intrinsics and libc wrappers reading volatile memory, the old value
  * of a volatile atomic), each nested region's closure, and 8 bytes per
  * persistent allocation (where it went).  Anything the runtime cannot
- * capture (an irrevocable call, an indirect or cross-module call, a stream
- * over AMBER_OLOG_INPUTS) makes the transaction log values instead.
+ * capture (an irrevocable call, an indirect call or a cross-module call
+ * resolved at run time, a stream over AMBER_OLOG_INPUTS) makes the
+ * transaction log values instead.  A direct call to another module's clone
+ * by name (pass ABI 6) is captured like a call within the module: its
+ * target is a link-time constant, and the identity covers the object that
+ * defines it (amber_op_note_code).
  *
  * Replay feeds the same stream back: non-heap loads return recorded bytes,
  * non-heap stores are dropped (the program's volatile state is not there
@@ -75,8 +79,11 @@ int amber_op_capturing(void);
 void amber_op_scan(void);
 /* The region with this op id, or NULL (unknown, or two regions share it). */
 struct __amber_region_desc *amber_op_find(uint64_t op_id);
-/* Hash of the build ids of the objects with regions; 0 when one of them has
- * none (operational records are then off). */
+/* An address inside an object with transactional clones (its clone table,
+ * from its module constructor): the identity covers that object too. */
+void amber_op_note_code(const void *addr);
+/* Hash of the build ids of the objects with regions or clones; 0 when one
+ * of them has none (operational records are then off). */
 uint64_t amber_op_identity(void);
 /* The main program's path (for messages and the OLog writer note). */
 const char *amber_op_program(void);

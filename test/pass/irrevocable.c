@@ -7,9 +7,9 @@
 //    sqrtf, powl, ...): a plain call; frexp (writes through its pointer)
 //    stays irrevocable;
 //  - other known library functions (snprintf, ...): __amber_irrevocable();
-//  - indirect calls and functions declared but not defined here: the target
-//    goes through __amber_clone_of() (the runtime returns the registered
-//    clone, or makes the transaction irrevocable);
+//  - indirect calls: __amber_clone_of() (the registered clone, or irrevocable);
+//    functions declared but not defined here: __amber_tx_<name> (extern_weak,
+//    their module's clone), or __amber_clone_of() when that is null (ABI 6);
 //  - inline assembly: __amber_irrevocable().
 // Each sets AMBER_DESC_IRREVOCABLE (1) on every region that reaches it; the
 // two certainly uninstrumented kinds (library functions, inline assembly)
@@ -55,23 +55,27 @@ static int key_cmp(const void *k, const void *e) { return *(const int *)k - *(co
 void searched(int *p, int *q, int k) {
   AMBER_ATOMIC { *q = bsearch(&k, p, 4, sizeof *p, key_cmp) != NULL; }
 }
-// CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 1,
-// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 1,
-// CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 0,
-// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 1,
-// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 0,
-// CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 0,
-// CHECK-DAG: @mathematics.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 0,
-// CHECK-DAG: @split.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 9,
-// CHECK-DAG: @formatted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 9,
-// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 5, i16 1, i32 9,
+// CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
+// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
+// CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
+// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// CHECK-DAG: @mathematics.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// CHECK-DAG: @split.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 9,
+// CHECK-DAG: @formatted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 9,
+// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 9,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
 // CHECK: %[[C:[0-9]+]] = call ptr @__amber_clone_of(ptr %{{[0-9]+}})
 // CHECK-NEXT: call void %[[C]](i32
 // CHECK-NOT: __amber_irrevocable
 // CHECK-LABEL: define internal void @external.amber_region.0(
-// CHECK: %[[E:[0-9]+]] = call ptr @__amber_clone_of(ptr @other_module)
-// CHECK-NEXT: call void %[[E]](ptr
+// CHECK: br i1 icmp eq (ptr @__amber_tx_other_module, ptr null), label %[[L:[0-9]+]], label %[[K:[0-9]+]]
+// CHECK: [[L]]:
+// CHECK-NEXT: %[[E:[0-9]+]] = call ptr @__amber_clone_of(ptr @other_module)
+// CHECK: [[K]]:
+// CHECK-NEXT: %[[T:[0-9]+]] = phi ptr [ @__amber_tx_other_module, %{{[0-9]+}} ], [ %[[E]], %[[L]] ]
+// CHECK-NEXT: call void %[[T]](ptr
 // CHECK-LABEL: define internal void @sorted.amber_region.0(
 // CHECK-NOT: __amber_irrevocable
 // CHECK: call void @qsort(
@@ -93,7 +97,7 @@ void searched(int *p, int *q, int k) {
 // CHECK-NEXT: call i32 @fsync(
 // REMARK-NOT: call to printf
 // REMARK-DAG: irrevocable.c:24:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:36:18: remark: call to other_module is resolved at run time: its transactional clone is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:36:18: remark: call to other_module is resolved by the linker: its transactional clone __amber_tx_other_module is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-DAG: irrevocable.c:43:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-DAG: irrevocable.c:46:18: remark: call to snprintf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-DAG: irrevocable.c:52:23: remark: call to frexp cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
