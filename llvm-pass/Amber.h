@@ -167,7 +167,7 @@ bool isIntercepted(llvm::StringRef Name);
 //--- Instrument.cpp --------------------------------------------------------
 struct FunctionResult {
   bool Changed = false;
-  bool Irrevocable = false; // has a call the pass cannot see
+  bool Irrevocable = false; // has a call marked irrevocable (I/O, a library function, asm, ...)
 };
 FunctionResult instrumentFunction(llvm::Function &F);
 bool instrumentModule(llvm::Module &M);

@@ -913,18 +913,24 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
     // Math functions that write only the thread's errno.
     if (isErrnoOnlyCall(Name))
       return false;
-    Irrevocable = true;
     if (isIoCall(Name)) {
+      Irrevocable = true;
       makeIrrevocableIo(CB);
       IrrevocableSites.push_back({CB, SiteKind::Io});
       return true;
     }
     if (isKnownLibFunction(*Callee) || isa<CallBrInst>(CB)) {
+      Irrevocable = true;
       makeIrrevocable(CB);
       IrrevocableSites.push_back({CB, SiteKind::Irrevocable});
       return true;
     }
-    // Declared here, maybe defined (and cloned) in another module.
+    // Declared here, maybe defined (and cloned) in another module.  Not
+    // Irrevocable: the call goes to a clone when the module defining the
+    // callee was built with amber; when not, __amber_clone_of makes the
+    // transaction irrevocable at the call (a reader restarts as a writer,
+    // and the region's hints start it so from then on: tx/tx.c), so the
+    // descriptor's flag would only make every run start as a writer.
     if (ClDirectClones)
       callCloneOrResolve(CB, Callee);
     else
@@ -934,13 +940,15 @@ bool Instrumenter::instrumentCall(CallBase *CB, bool &Irrevocable) {
   }
   if (!CB->isInlineAsm() && CB->doesNotAccessMemory())
     return false;
-  Irrevocable = true;
   if (CB->isInlineAsm() || isa<CallBrInst>(CB)) {
+    Irrevocable = true;
     makeIrrevocable(CB);
     IrrevocableSites.push_back({CB, SiteKind::Irrevocable});
     return true;
   }
-  // Indirect call: no remark (the target is known only at run time).
+  // Indirect call: no remark (the target is known only at run time), and
+  // not Irrevocable, for the reason above: __amber_clone_of finds the
+  // target's clone, or makes the transaction irrevocable at run time.
   resolveAtRunTime(CB);
   return true;
 }
@@ -1007,8 +1015,9 @@ FunctionResult Instrumenter::run() {
     R.Changed |= instrumentMemIntrinsic(MI);
   for (CallBase *CB : Calls)
     R.Changed |= instrumentCall(CB, R.Irrevocable);
-  if (!IrrevocableSites.empty())
-    R.Irrevocable = true;
+  for (const struct Site &S : IrrevocableSites)
+    if (S.Kind != SiteKind::Resolved)
+      R.Irrevocable = true;
   return R;
 }
 
@@ -1070,9 +1079,10 @@ bool instrumentModule(Module &M) {
   for (Function *F : Fns) {
     Instrumenter I(*F);
     FunctionResult R = I.run();
+    if (!I.IrrevocableSites.empty())
+      Sites[F] = I.IrrevocableSites; // remarks, calls resolved at run time too
     if (R.Irrevocable) {
       Irrevocable.insert(F);
-      Sites[F] = I.IrrevocableSites;
       for (const Site &S : I.IrrevocableSites)
         if (S.Kind == SiteKind::Irrevocable)
           Unseen.insert(F);

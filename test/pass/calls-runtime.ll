@@ -5,9 +5,11 @@
 ; and only when it is null (no amber module defines it) __amber_clone_of; output the runtime holds until the commit (printf,
 ; puts, ...) stays a plain call; other known I/O calls get
 ; __amber_irrevocable_io() before them; other known library functions get
-; __amber_irrevocable(); calls that access no memory stay.  Every region reaching one of them is flagged
-; AMBER_DESC_IRREVOCABLE, and one reaching a known library function also
-; AMBER_DESC_UNSEEN (flags = 1 | 8).
+; __amber_irrevocable(); calls that access no memory stay.  Every region reaching
+; an I/O call or a known library function is flagged AMBER_DESC_IRREVOCABLE,
+; and one reaching a known library function also AMBER_DESC_UNSEEN (flags =
+; 1 | 8: sprintf here); the indirect and cross-module calls alone would not
+; flag it (they go irrevocable at run time only when no clone is found).
 ; RUN: %opt_amber -S %s | FileCheck %s
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-unknown-linux-gnu"

@@ -11,10 +11,17 @@
 //    functions declared but not defined here: __amber_tx_<name> (extern_weak,
 //    their module's clone), or __amber_clone_of() when that is null (ABI 6);
 //  - inline assembly: __amber_irrevocable().
-// Each sets AMBER_DESC_IRREVOCABLE (1) on every region that reaches it; the
-// two certainly uninstrumented kinds (library functions, inline assembly)
-// also set AMBER_DESC_UNSEEN (8).  All but indirect calls produce a remark.
+// Each but the last two kinds resolved at run time sets
+// AMBER_DESC_IRREVOCABLE (1) on every region that reaches it; the two
+// certainly uninstrumented kinds (library functions, inline assembly) also
+// set AMBER_DESC_UNSEEN (8).  Indirect and cross-module calls do not flag
+// the region (issue 19): they call a clone when there is one, and
+// __amber_clone_of makes the transaction irrevocable at run time when there
+// is none ("external", "indirect", "via_local": flags 0; "mixed", which also
+// calls snprintf: 9; with -amber-direct-clones=false likewise).  All but
+// indirect calls produce a remark.
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -fplugin=%amber_pass -mllvm -amber-direct-clones=false -S -emit-llvm %s -o - | FileCheck %s --check-prefix=LOOKUP
 // RUN: %clang -O0 -I%amber_include -fpass-plugin=%amber_pass -Rpass-analysis=amber -S -emit-llvm %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 #include <amber.h>
 #include <stdio.h>
@@ -34,6 +41,13 @@ void clean(int *p) {
 void other_module(int *p);
 void external(int *p) {
   AMBER_ATOMIC { other_module(p); }
+}
+static void via(int *p) { other_module(p); }
+void via_local(int *p) {
+  AMBER_ATOMIC { via(p); }
+}
+void mixed(char *s, int *p) {
+  AMBER_ATOMIC { other_module(p); snprintf(s, 8, "%d", *p); }
 }
 static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 void sorted(int *p) {
@@ -56,9 +70,17 @@ void searched(int *p, int *q, int k) {
   AMBER_ATOMIC { *q = bsearch(&k, p, 4, sizeof *p, key_cmp) != NULL; }
 }
 // CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
-// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
+// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
 // CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
-// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
+// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// CHECK-DAG: @via_local.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// CHECK-DAG: @mixed.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 9,
+// LOOKUP-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// LOOKUP-DAG: @via_local.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
+// LOOKUP-DAG: @mixed.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 9,
+// LOOKUP-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 1,
+// LOOKUP-LABEL: define internal void @external.amber_region.0(
+// LOOKUP: call ptr @__amber_clone_of(ptr @other_module)
 // CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
 // CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
 // CHECK-DAG: @mathematics.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 6, i16 1, i32 0,
@@ -96,11 +118,11 @@ void searched(int *p, int *q, int k) {
 // CHECK-NEXT: call void @__amber_irrevocable_io()
 // CHECK-NEXT: call i32 @fsync(
 // REMARK-NOT: call to printf
-// REMARK-DAG: irrevocable.c:24:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:36:18: remark: call to other_module is resolved by the linker: its transactional clone __amber_tx_other_module is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:43:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:46:18: remark: call to snprintf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
-// REMARK-DAG: irrevocable.c:52:23: remark: call to frexp cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:31:41: remark: call to fsync does I/O; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:43:18: remark: call to other_module is resolved by the linker: its transactional clone __amber_tx_other_module is called when the module defining it was built with amber, otherwise an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:57:18: remark: inline assembly cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:60:18: remark: call to snprintf cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
+// REMARK-DAG: irrevocable.c:66:23: remark: call to frexp cannot be instrumented; an AMBER region that reaches it becomes irrevocable [-Rpass-analysis=amber]
 // REMARK-NOT: indirect call
 // REMARK-NOT: call to qsort
 // REMARK-NOT: call to bsearch
