@@ -24,7 +24,8 @@ extern "C" {
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
-#define AMBER_DESC_IRREVOCABLE 0x1u /* calls code the pass could not see */
+#define AMBER_DESC_IRREVOCABLE 0x1u /* reaches I/O or code the pass knows is not instrumented
+                                       (not calls resolved at run time: pass ABI 6, issue 19) */
 #define AMBER_DESC_FUNCTION 0x2u    /* an AMBER_ATOMIC_FN function body */
 #define AMBER_DESC_NAMED 0x4u       /* op id comes from a user-given name */
 #define AMBER_DESC_UNSEEN 0x8u      /* reaches code that is certainly not instrumented (a library
