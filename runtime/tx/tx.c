@@ -53,9 +53,10 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
   /* Frames below __amber_run die with a restart anyway; restoring them could
    * overwrite the frames that perform the restart. */
   if (a >= t->stack_lo && a < t->run_sp) return;
+  size_t need = (n + 7) / 8; /* room for all its records at once (a memcpy of a whole array) */
+  while (t->capundo - t->nundo < need) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
   while (n) {
     uint32_t k = n >= 8 ? 8 : (uint32_t)n;
-    if (t->nundo == t->capundo) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
     struct amber_undo *u = &t->undo[t->nundo++];
     u->addr = (void *)a;
     u->size = k;
