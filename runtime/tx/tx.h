@@ -41,11 +41,16 @@ struct amber_ptrcand {
   const char *site;
 };
 
+/* One undo record: up to 8 bytes in `old` (restored as one access of its
+ * size, base/shared.h), or, for a larger block (a memcpy of an array,
+ * AMBER_UNDO_BLOCK bytes or more), its old bytes at offset `old` of the
+ * thread's undo_bytes (restored by one copy). */
 struct amber_undo {
   void *addr;
   uint64_t old;
   uint32_t size;
 };
+#define AMBER_UNDO_BLOCK 64u
 
 struct amber_thread {
   int depth;       /* region nesting; 0 outside regions */
@@ -90,6 +95,8 @@ struct amber_thread {
   /* Volatile stores of a transaction that may abort, undone on abort. */
   struct amber_undo *undo;
   size_t nundo, capundo;
+  char *undo_bytes; /* the old bytes of block records */
+  size_t nundo_bytes, capundo_bytes;
   /* Allocator decisions of the running transaction. */
   struct amber_alloc_rec *alloc_rec;
   size_t nalloc_rec, capalloc_rec;
