@@ -220,6 +220,7 @@ struct mv_global {
   uint64_t dropped;    /* records recovery dropped at this open: a conditional dependency was missing (never acknowledged) */
   int elr;             /* early lock release: the backend defers fences (amber_pm_tickets) */
   uint64_t elr_commits, elr_conditional, elr_waits; /* statistics (atomic, relaxed) */
+  uint64_t olog_full_rounds; /* statistics: rounds a commit ran because its OLog ring was full (atomic, relaxed) */
   double recovery_seconds; /* how long that recovery took */
   /* The CLog and checkpoint rounds (clog.c). */
   uint64_t clog_off;   /* the CLog slot in the engine area */

@@ -215,6 +215,7 @@ int mv_olog_reserve(struct mv_thread *m, uint64_t n) {
   if (m->oq_head - m->oq_tail >= mv_oq_n() - 1 || !room(m, n)) {
     mv_olog_recycle(m);
     if (m->oq_head - m->oq_tail >= mv_oq_n() - 1 || !room(m, n)) {
+      __atomic_add_fetch(&mv.olog_full_rounds, 1, __ATOMIC_RELAXED);
       mv_checkpoint(m, 0);
       mv_olog_recycle(m);
     }
