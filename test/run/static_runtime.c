@@ -50,6 +50,12 @@
 // DLOPEN: dlopen: committed heap 7 lib 7, cancelled heap 7 lib 7
 // DLOPEN-NEXT: objects: ld-linux-x86-64.so.2 libamber.so libc.so.6 {{.*}}static_runtime.c.tmp.amber.so{{$}}
 //
+// A plain program (no runtime of its own) dlopens the same amber .so: its
+// libamber.so, dlopen'ed with it, is the runtime.
+// RUN: %clang -O2 %S/Inputs/dlopen_plain.c -o %t.plain -ldl
+// RUN: %t.plain %t.amber.so | FileCheck %s --check-prefix=PLAIN
+// PLAIN: plain dlopen: thrice 9, runtime found
+//
 // Preloaded, another build's libamber.so (here the same library with its
 // identity changed) is refused, naming both:
 // RUN: rm -rf %t.other && mkdir %t.other
