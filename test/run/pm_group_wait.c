@@ -5,11 +5,11 @@
 // never waits, every wait ended one way or the other, and a bad value is
 // an error.  Leaders gather only with one sync at a time
 // (AMBER_PM_MSYNC_PARALLEL=1; docs/engines/msync.md, "Overlapping
-// syncs"): with the default 4, none waits.
+// syncs"): with 4 or more, none waits.
 // RUN: %amber_cc -O2 %s -o %t -pthread
 // RUN: env AMBER_ENGINE=mvcc AMBER_PM=msync AMBER_PM_MSYNC_PARALLEL=1 AMBER_STATS_FILE=%t.4.json %run %t 4 | FileCheck %s --check-prefix=FOUR
 // RUN: %python %S/Inputs/pm_group_wait_check.py %t.4.json any
-// RUN: env AMBER_ENGINE=mvcc AMBER_PM=msync AMBER_STATS_FILE=%t.par.json %run %t 4 | FileCheck %s --check-prefix=FOUR
+// RUN: env AMBER_ENGINE=mvcc AMBER_PM=msync AMBER_PM_MSYNC_PARALLEL=4 AMBER_STATS_FILE=%t.par.json %run %t 4 | FileCheck %s --check-prefix=FOUR
 // RUN: %python %S/Inputs/pm_group_wait_check.py %t.par.json none
 // RUN: env AMBER_ENGINE=mvcc AMBER_PM=msync AMBER_PM_MSYNC_PARALLEL=64 AMBER_STATS_FILE=%t.64.json %run %t 4 | FileCheck %s --check-prefix=FOUR
 // RUN: %python %S/Inputs/pm_group_wait_check.py %t.64.json none
