@@ -206,7 +206,7 @@ void amber_stats_write_groups(FILE *f) {
   }
   for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) threads += !__atomic_load_n(&t->exited, __ATOMIC_RELAXED);
-  static const char *const reason[AMBER_ABORT_NREASONS] = {"upgrade", "conflict", "validation", "future", "capacity", "irrevocable", "retry", "cancel"};
+  static const char *const reason[AMBER_ABORT_NREASONS] = {"upgrade", "conflict", "validation", "future", "capacity", "irrevocable", "retry", "cancel", "readlog"};
   fprintf(f, "\"tx\": {\"commits\": %llu, \"update_commits\": %llu, \"readonly_commits\": %llu, \"aborts\": %llu",
           (unsigned long long)(s.update + s.readonly), (unsigned long long)s.update, (unsigned long long)s.readonly,
           (unsigned long long)aborts);

@@ -37,10 +37,8 @@ struct mv_global mv;
 /* LeakSanitizer's, when the program runs under it (weak: absent otherwise). */
 extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
 
-struct mv_thread *mv_thread_of(struct amber_thread *t) {
-  struct mv_thread *m = t->engine_data;
-  if (__builtin_expect(m != NULL, 1)) return m;
-  m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+__attribute__((noinline, cold)) struct mv_thread *mv_thread_new(struct amber_thread *t) {
+  struct mv_thread *m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) amber_fatal("mvcc: out of memory for thread state");
   /* The state is never freed and points to malloc'd buffers (read sets,
    * the ordinary-memory sets): LeakSanitizer scans no mmap'd memory, so

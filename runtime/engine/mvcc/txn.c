@@ -116,8 +116,8 @@ static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m
    * stop later, amber_op_giveup.) */
   if (t->op >= AMBER_OP_CAPTURE) m->rd.vsettled = 0;
   m->rd.mode = m->mode == MV_LATEST || m->solo ? AMBER_READS_CALL
-               : m->mode == MV_SI             ? AMBER_READS_MVCC
-                                              : AMBER_READS_MVCC_LOG;
+               : m->track                     ? AMBER_READS_MVCC_LOG
+                                              : AMBER_READS_MVCC;
 }
 
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t) {
@@ -149,6 +149,20 @@ void mv_begin(struct amber_thread *t) {
     m->want_solo = 0;
     mv_solo_enter(m);
   }
+  /* SER and LIN log what the transaction reads, for the validation at an
+   * update's commit; a read-only commit validates nothing (mv_commit).  So
+   * a region not known to write under this engine reads without the log
+   * (the inline loads as under SI): one that writes after all restarts at
+   * its commit (AMBER_ABORT_READLOG), before anything of it is published,
+   * and its descriptor's AMBER_HINT_LOGREADS makes it log from then on.
+   * What it reads is the same snapshot either way; only the validation
+   * needs the log.  Logged always: amber's own transactions, lock-delimited
+   * sections (no descriptor: they never restart), replay, and a region
+   * that starts as a writer (t->writer: its descriptor or an upgrade says
+   * so; an irrevocable call upgrades first). */
+  m->track = (m->mode == MV_SER || m->mode == MV_LIN) &&
+             (!t->desc || t->writer || t->op == AMBER_OP_REPLAY ||
+              (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS));
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
   publish_start(m, m->solo);
   if (m->solo) mv_solo_started(m);
@@ -343,7 +357,7 @@ void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
     return;
   }
   check_doomed(t, m);
-  int track = m->mode == MV_SER || m->mode == MV_LIN;
+  int track = m->track;
   while (n) {
     uint64_t blk, in;
     size_t k = mv_piece(p, n, &blk, &in);
@@ -558,7 +572,7 @@ static uint64_t to_committing(struct amber_thread *t, struct mv_thread *m) {
 /* SER and LIN: what the transaction read, blocks and ordinary words, still
  * holds at commit ts cts; else it restarts. */
 static void validate_reads(struct amber_thread *t, struct mv_thread *m, uint64_t cts) {
-  if ((m->mode == MV_SER || m->mode == MV_LIN) && !(validate(m, cts) && mv_vvalidate(m)))
+  if (m->track && !(validate(m, cts) && mv_vvalidate(m)))
     mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
 }
 
@@ -594,6 +608,12 @@ void mv_commit(struct amber_thread *t) {
     m->retries = 0;
     wait_return(m->maxseen);
     return;
+  }
+  /* It wrote, but did not log its reads (mv_begin): run it again with the
+   * log.  Nothing of it is published yet; mv_abort releases its locks. */
+  if (__builtin_expect(!m->track && (m->mode == MV_SER || m->mode == MV_LIN), 0)) {
+    __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
+    amber_tx_restart(t, AMBER_ABORT_READLOG);
   }
   if (m->head == m->txstart) {
     commit_ordinary(t, m);
