@@ -69,6 +69,10 @@ __attribute__((noinline, cold)) struct mv_thread *mv_thread_new(struct amber_thr
   if (amber_op_capturing() && amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());
   m->oseq_head = m->oseq_tail;
   m->rng = 0x9E3779B97F4A7C15ull * (t->index + 1);
+  /* The inline loads' constants (txn.c, inline_reads_begin sets the rest
+   * at each begin): the state's owner and the process's lock table. */
+  m->rd.self = m;
+  m->rd.vtab = mv_vtable(&m->rd.vmask);
   struct mv_thread *h = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE);
   do m->next = h;
   while (!__atomic_compare_exchange_n(&mv.threads, &h, m, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));

@@ -50,7 +50,7 @@ static void publish_end(struct mv_thread *m) {
   __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_RELEASE); /* even */
 }
 
-static void publish_start(struct mv_thread *m, int wait_boundary) {
+static inline __attribute__((always_inline)) void publish_start(struct mv_thread *m, int wait_boundary) {
   int waited = 0;
   for (;;) {
     /* While an irrevocable transaction runs, wait before publishing
@@ -103,12 +103,12 @@ static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m
   uint64_t b = amber_ordo_boundary();
   m->rd.shift = mv.shift;
   m->rd.table = (void *const *)mv.table;
-  m->rd.self = m;
+  /* rd.self, rd.vtab and rd.vmask never change: set once (tlog.c,
+   * mv_thread_new). */
   m->rd.settled = m->local > b ? m->local - b : 0;
   /* Ordinary words: a version v with v + 2 boundaries < local-ts is
    * certainly older (V2), and the wait before return it would ask for
    * (maxseen) is over already: local-ts itself is past it. */
-  m->rd.vtab = mv_vtable(&m->rd.vmask);
   m->rd.vsettled = m->local > 2 * b ? (m->local - 2 * b) << 1 : 0;
   /* An operational record captures what the region reads of ordinary
    * memory (entry/access.c): those loads take the callback.  (t->op is set
@@ -592,21 +592,13 @@ static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
   wait_return(cts);
 }
 
-void mv_commit(struct amber_thread *t) {
-  struct mv_thread *m = mv_thread_of(t);
-  if (!m->in_tx) return;
+/* The commit of a transaction that wrote, or runs alone (mv_commit). */
+static __attribute__((noinline)) void commit_update(struct amber_thread *t, struct mv_thread *m) {
   if (__builtin_expect(m->solo, 0)) {
     mv_solo_commit(m);
     end_tx(m);
     mv_solo_leave();
     m->retries = 0;
-    return;
-  }
-  if (m->head == m->txstart && !m->nvw) { /* read-only: nothing shared was written */
-    settle_cdeps(t, m);
-    end_tx(m);
-    m->retries = 0;
-    wait_return(m->maxseen);
     return;
   }
   /* It wrote, but did not log its reads (mv_begin): run it again with the
@@ -730,6 +722,21 @@ void mv_commit(struct amber_thread *t) {
   if (vw) mv_vquiesce(m, cts);
   if (mv.eager) eager_writeback(m, cts);
   wait_return(cts);
+}
+
+void mv_commit(struct amber_thread *t) {
+  struct mv_thread *m = mv_thread_of(t);
+  if (!m->in_tx) return;
+  /* Read-only (nothing shared was written), not alone: the common commit,
+   * in a small frame (commit_update's holds its messages' buffers). */
+  if (__builtin_expect(!m->solo && m->head == m->txstart && !m->nvw, 1)) {
+    settle_cdeps(t, m);
+    end_tx(m);
+    m->retries = 0;
+    wait_return(m->maxseen);
+    return;
+  }
+  commit_update(t, m);
 }
 
 void mv_abort(struct amber_thread *t) {
