@@ -201,13 +201,15 @@ const char *amber_tx_undo_call(const struct amber_thread *t);
  * check_desc before CHECKED).  CHECKED: its descriptor was validated
  * (entry/run.c).  IRREVOCABLE: it
  * called code amber could not instrument at run time (an engine may start
- * it irrevocable from then on).  LOGREADS: it wrote under the mvcc
- * engine, so its SER and LIN transactions log what they read from the
- * start (engine/mvcc/txn.c, mv_begin). */
+ * it irrevocable from then on).  LOGREADS and READONLY, the mvcc
+ * engine's (engine/mvcc/txn.c, mv_begin): it wrote, so its SER and LIN
+ * transactions log what they read from the start; it committed without
+ * writing, so until it writes they need not. */
 #define AMBER_HINT_WRITER 0x1u
 #define AMBER_HINT_CHECKED 0x2u
 #define AMBER_HINT_IRREVOCABLE 0x8u
 #define AMBER_HINT_LOGREADS 0x10u
+#define AMBER_HINT_READONLY 0x20u
 
 /* The region wants to start as a writer: irrevocable or persistent, or it
  * wrote before (its hint). */

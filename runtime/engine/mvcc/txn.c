@@ -151,18 +151,21 @@ void mv_begin(struct amber_thread *t) {
   }
   /* SER and LIN log what the transaction reads, for the validation at an
    * update's commit; a read-only commit validates nothing (mv_commit).  So
-   * a region not known to write under this engine reads without the log
-   * (the inline loads as under SI): one that writes after all restarts at
-   * its commit (AMBER_ABORT_READLOG), before anything of it is published,
-   * and its descriptor's AMBER_HINT_LOGREADS makes it log from then on.
-   * What it reads is the same snapshot either way; only the validation
-   * needs the log.  Logged always: amber's own transactions, lock-delimited
-   * sections (no descriptor: they never restart), replay, and a region
-   * that starts as a writer (t->writer: its descriptor or an upgrade says
-   * so; an irrevocable call upgrades first). */
+   * a region that committed without writing (AMBER_HINT_READONLY) and never
+   * wrote (AMBER_HINT_LOGREADS) reads without the log (the inline loads as
+   * under SI): one that writes after all restarts at its commit
+   * (AMBER_ABORT_READLOG), before anything of it is published, and logs
+   * from then on.  A region's first run logs (it may write: no restart
+   * then).  What it reads is the same snapshot either way; only the
+   * validation needs the log.  Logged always: amber's own transactions,
+   * lock-delimited sections (no descriptor: they never restart), replay,
+   * and a region that starts as a writer (t->writer: its descriptor or an
+   * upgrade says so; an irrevocable call upgrades first).
+   * docs/engines/mvcc.md, "Read logs". */
   m->track = (m->mode == MV_SER || m->mode == MV_LIN) &&
              (!t->desc || t->writer || t->op == AMBER_OP_REPLAY ||
-              (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS));
+              (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) !=
+                  AMBER_HINT_READONLY);
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
   publish_start(m, m->solo);
   if (m->solo) mv_solo_started(m);
@@ -607,6 +610,10 @@ static __attribute__((noinline)) void commit_update(struct amber_thread *t, stru
     __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
     amber_tx_restart(t, AMBER_ABORT_READLOG);
   }
+  /* A region that writes logs its reads from now on, even after it
+   * commits without writing (mv_begin). */
+  if (m->track && t->desc && !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS))
+    __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
   if (m->head == m->txstart) {
     commit_ordinary(t, m);
     return;
@@ -730,6 +737,10 @@ void mv_commit(struct amber_thread *t) {
   /* Read-only (nothing shared was written), not alone: the common commit,
    * in a small frame (commit_update's holds its messages' buffers). */
   if (__builtin_expect(!m->solo && m->head == m->txstart && !m->nvw, 1)) {
+    /* Its region may read without the log from now on (mv_begin). */
+    if (m->track && t->desc &&
+        !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)))
+      __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_READONLY, __ATOMIC_RELAXED);
     settle_cdeps(t, m);
     end_tx(m);
     m->retries = 0;
