@@ -54,10 +54,6 @@ static uint64_t epoch;
  * reports on have been joined or may read a slightly old count). */
 static uint64_t syncs;
 
-/* AMBER_PM_MSYNC_GAP, set at start-up (AMBER_MSYNC_GAP_PAGES until then:
- * unit tests). */
-static uintptr_t gap_pages = AMBER_MSYNC_GAP_PAGES;
-
 /* ---- the leader's gathering wait (docs/engines/msync.md, "Gathering")
  *
  * Siblings a leader waits for: *writers*, the threads between
@@ -421,7 +417,7 @@ size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct 
   for (size_t i = 1; i < n; i++) {
     struct amber_msync_range *x = &r[out];
     int join = r[i].start <= x->end;
-    if (!join && r[i].start - x->end <= gap_pages * page) {
+    if (!join && r[i].start - x->end <= AMBER_MSYNC_GAP_PAGES * page) {
       int ra = region_of(x->start, reg, nreg);
       join = ra >= 0 && ra == region_of(r[i].end - 1, reg, nreg);
     }
@@ -467,11 +463,6 @@ void amber_msync_check_option(void) {
     amber_fatal("AMBER_PM_MSYNC_SEVERAL=%s is not a way to sync several ranges; use fdatasync (the default: one fdatasync of "
                 "the heap file) or ranges (sync_file_range per range and one msync, where the file system allows it)",
                 v);
-  if (amber_opt.pm_msync_gap > 1048576)
-    amber_fatal("AMBER_PM_MSYNC_GAP=%llu is out of range; give the most clean pages between two dirty ranges that one sync "
-                "call covers together, from 0 to 1048576 (the default is %d)", (unsigned long long)amber_opt.pm_msync_gap,
-                AMBER_MSYNC_GAP_PAGES);
-  gap_pages = (uintptr_t)amber_opt.pm_msync_gap;
 }
 
 #define EXT4_MAGIC 0xEF53ul /* ext2, ext3 and ext4 alike */

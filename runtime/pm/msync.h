@@ -77,8 +77,9 @@ void amber_msync_gather_counts(uint64_t out[3]);
 
 /* Real backend's planning: sorts r[0..n) by address and merges ranges that
  * overlap or touch, or lie in one region of reg with at most
- * AMBER_PM_MSYNC_GAP (default AMBER_MSYNC_GAP_PAGES) pages between them (one msync of the span writes
- * only its dirty pages).  Returns the ranges left; more than
+ * AMBER_MSYNC_GAP_PAGES pages between them (one msync of the span writes
+ * only its dirty pages; a gap of 65536 pages measured no different,
+ * docs/engines/msync.md).  Returns the ranges left; more than
  * AMBER_MSYNC_MAX_CALLS means the several-ranges path (file_sync). */
 #define AMBER_MSYNC_GAP_PAGES 16
 #define AMBER_MSYNC_MAX_CALLS 1

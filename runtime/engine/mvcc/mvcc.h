@@ -473,7 +473,7 @@ uint64_t mv_checks_run(void);
 struct mv_found {
   const struct mv_rec *r;
   uint32_t ring;
-  int dropped; /* a conditional dependency is missing: never acknowledged (mv_logs_scan) */
+  int dropped; /* in L->rec, while drop_unacknowledged runs: a conditional dependency is missing */
 };
 struct mv_ckpt_found {
   uint64_t blk, cts, seq;

@@ -86,7 +86,7 @@ static void add_drop(struct mv_logs *L, const struct mv_rec *r, uint32_t ring) {
     L->drop = realloc(L->drop, L->capdrop * sizeof *L->drop);
     if (!L->drop) amber_fatal("mvcc recovery: out of memory for dropped records");
   }
-  L->drop[L->ndropped++] = (struct mv_found){r, ring, 1};
+  L->drop[L->ndropped++] = (struct mv_found){.r = r, .ring = ring};
 }
 
 /* Deferred durability (docs/engines/mvcc.md): a thread may write records
@@ -365,8 +365,7 @@ static void check_dependencies(struct mv_logs *L) {
 
 static void drop_unacknowledged(struct mv_logs *L) {
   for (size_t k = 0; k < L->nrec; k++) {
-    const struct mv_rec *r = L->rec[k].r;
-    L->rec[k].dropped = 0;
+    const struct mv_rec *r = L->rec[k].r; /* .dropped is 0: scan_ring found it */
     if (r->magic != MV_REC_MAGIC || r->cts < L->c) continue;
     for (unsigned i = 0; i < r->ncdep; i++) {
       uint32_t ring;
