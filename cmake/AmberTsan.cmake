@@ -30,6 +30,7 @@ execute_process(COMMAND ${CMAKE_C_COMPILER} -print-runtime-dir
 add_library(amber_tsan_objs OBJECT ${AMBER_RUNTIME_SOURCES})
 target_include_directories(amber_tsan_objs PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 target_compile_definitions(amber_tsan_objs PUBLIC _GNU_SOURCE)
+target_compile_definitions(amber_tsan_objs PRIVATE "AMBER_RUNTIME_ID=\"${AMBER_RUNTIME_ID}, ThreadSanitizer\"")
 target_compile_options(amber_tsan_objs PRIVATE ${AMBER_WARN} -fno-omit-frame-pointer -fsanitize=thread)
 target_link_libraries(amber_tsan_objs PUBLIC dl)
 

@@ -87,41 +87,70 @@ static uint64_t hash_of(const char *k, size_t n) {
 
 /* All of the following run inside regions (the pass's transactional clones):
  * no libc call but the memory and string functions amber handles, so no
- * region is irrevocable. */
+ * region is irrevocable.
+ *
+ * During a resize, t[0]'s buckets below db->rehash have moved to t[1]; their
+ * slots still hold what they held and are never read again (clearing each
+ * would be one more persistent write per moved bucket).  So every walk of
+ * t[0] starts at live0(). */
+static uint64_t live0(void) { return db->rehash >= 0 ? (uint64_t)db->rehash : 0; }
+
 static struct entry *lookup(const char *k, size_t n, uint64_t h) {
-  for (int i = 0; i < (db->rehash >= 0 ? 2 : 1); i++) {
+  int64_t r = db->rehash;
+  for (int i = 0; i < (r >= 0 ? 2 : 1); i++) {
     struct table *t = &db->t[i];
     if (!t->b) continue;
-    for (struct entry *e = t->b[h & (t->size - 1)]; e; e = e->next)
+    uint64_t b = h & (t->size - 1);
+    if (i == 0 && r >= 0 && b < (uint64_t)r) continue; /* moved */
+    for (struct entry *e = t->b[b]; e; e = e->next)
       if (e->hash == h && e->klen == n && memcmp(e->key, k, n) == 0) return e;
   }
   return NULL;
 }
 
 /* Moves up to REHASH_STEPS buckets of t[0] to t[1]; finishes the resize
- * when t[0] is empty. */
+ * when t[0] is empty.  t[1] has twice the buckets, so bucket r's chain goes
+ * to r and r + size; it is split keeping its order, and an entry's `next`
+ * is written only where its successor changes (most chains are one entry:
+ * then only t[1]'s bucket is written).  Every write is a new version of a
+ * block, its bytes in the commit's log record and a checkpoint entry later,
+ * so rewriting every moved entry's `next` (Redis's way) cost more than the
+ * move itself. */
 static void rehash_step(void) {
-  if (db->rehash < 0) return;
+  int64_t r = db->rehash;
+  if (r < 0) return;
   struct table *from = &db->t[0], *to = &db->t[1];
-  int moved = 0, empty = 0;
-  while (moved < REHASH_STEPS && (uint64_t)db->rehash < from->size && empty < 10 * REHASH_STEPS) {
-    struct entry *e = from->b[db->rehash];
+  uint64_t size = from->size, moved = 0;
+  struct entry **fb = from->b, **tb = to->b;
+  int buckets = 0, empty = 0;
+  while (buckets < REHASH_STEPS && (uint64_t)r < size && empty < 10 * REHASH_STEPS) {
+    struct entry *e = fb[r];
     if (!e) {
       empty++;
-      db->rehash++;
+      r++;
       continue;
     }
-    while (e) {
-      struct entry *next = e->next;
-      uint64_t i = e->hash & (to->size - 1);
-      e->next = to->b[i];
-      to->b[i] = e;
-      from->used--;
-      to->used++;
-      e = next;
+    struct entry *head[2] = {NULL, NULL}, *tail[2] = {NULL, NULL};
+    for (; e; e = e->next) { /* only entries behind e are written */
+      int d = (e->hash & size) != 0;
+      if (!tail[d]) head[d] = e;
+      else if (tail[d]->next != e) tail[d]->next = e;
+      tail[d] = e;
+      moved++;
     }
-    from->b[db->rehash++] = NULL;
-    moved++;
+    for (int d = 0; d < 2; d++) {
+      if (!head[d]) continue;
+      struct entry **dst = &tb[(uint64_t)r + (d ? size : 0)];
+      if (tail[d]->next != *dst) tail[d]->next = *dst; /* entries inserted into t[1] meanwhile */
+      *dst = head[d];
+    }
+    r++;
+    buckets++;
+  }
+  db->rehash = r;
+  if (moved) {
+    from->used -= moved;
+    to->used += moved;
   }
   if (from->used == 0) {
     free(from->b);
@@ -179,15 +208,20 @@ static int set_value(struct entry *e, const char *v, size_t vn) {
     e->vcap = (uint32_t)vn;
   }
   memcpy(e->val, v, vn);
-  e->vlen = (uint32_t)vn;
+  /* Only when it changes: a store is a new version of the entry's block
+   * (and its bytes in the commit's log record), a load is not. */
+  if (e->vlen != vn) e->vlen = (uint32_t)vn;
   return 0;
 }
 
 static int remove_key(const char *k, size_t n, uint64_t h) {
-  for (int i = 0; i < (db->rehash >= 0 ? 2 : 1); i++) {
+  int64_t r = db->rehash;
+  for (int i = 0; i < (r >= 0 ? 2 : 1); i++) {
     struct table *t = &db->t[i];
     if (!t->b) continue;
-    for (struct entry **p = &t->b[h & (t->size - 1)]; *p; p = &(*p)->next) {
+    uint64_t b = h & (t->size - 1);
+    if (i == 0 && r >= 0 && b < (uint64_t)r) continue; /* moved */
+    for (struct entry **p = &t->b[b]; *p; p = &(*p)->next) {
       struct entry *e = *p;
       if (e->hash == h && e->klen == n && memcmp(e->key, k, n) == 0) {
         *p = e->next;
@@ -481,7 +515,7 @@ static int run_data(enum cmd id, int argc, char **argv, size_t *len, long long b
     for (int pass = 0; pass < 2; pass++) {
       if (pass) put_prefixed(r, '*', n);
       for (int i = 0; i < (db->rehash >= 0 ? 2 : 1); i++)
-        for (uint64_t b = 0; db->t[i].b && b < db->t[i].size; b++)
+        for (uint64_t b = i ? 0 : live0(); db->t[i].b && b < db->t[i].size; b++)
           for (struct entry *e = db->t[i].b[b]; e; e = e->next)
             if (glob(argv[1], len[1], e->key, e->klen)) {
               if (pass) put_bulk(r, e->key, e->klen);
@@ -492,9 +526,11 @@ static int run_data(enum cmd id, int argc, char **argv, size_t *len, long long b
   }
   case C_FLUSHDB:
     for (int i = 0; i < 2; i++) {
+      uint64_t live = i ? 0 : live0();
       for (uint64_t b = 0; db->t[i].b && b < db->t[i].size; b++) {
         struct entry *e = db->t[i].b[b];
-        while (e) {
+        if (!e) continue;
+        while (b >= live && e) { /* below live0(): moved to t[1], freed there */
           struct entry *next = e->next;
           free(e->val);
           free(e);

@@ -1,6 +1,7 @@
 /* Lazy, idempotent initialisation of the process's heap: options, backend,
  * open or create, recovery, allocator indexes.  It runs at the heap's first
  * use: amber_root, the first region (tx/tx.c's opener), amber_usage. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -197,9 +198,106 @@ static void init(void) {
   amber_tx_opening = 0;
 }
 
+/* ---- one runtime per process (docs/guide.md, "Linking the runtime into the
+ * program") ----
+ *
+ * A program linked with `amber-cc -static-libamber` carries the runtime
+ * (lib/libamber_rt.o) and exports its names, so the loader binds every
+ * reference in the process (the program's, its shared objects', libc's to
+ * the interposed allocator) to the program's copy: the executable comes
+ * first in the global look-up scope.  A libamber.so loaded beside it, the
+ * dependency of a shared object built with amber-cc, is then never called:
+ * it defers (dormant: its constructors return at once, it opens no heap).
+ * One case is refused instead of deferred: a libamber.so that the user
+ * preloaded (LD_PRELOAD, tools/amber-run's AMBER_LIB) and that is another
+ * build than the program's (another version, build tree or flavour, such as
+ * the ThreadSanitizer build): the user asked for that runtime and would not
+ * get it.  The same build preloaded (the test suite's %run) defers. */
+
+/* Defined only by linked_in.c in the program's copy; the weak reference
+ * costs libamber.so one symbol look-up at load. */
+extern const char __amber_linked_in[] __attribute__((weak));
+/* Defined by the linker script of lib/libamber_rt.o around the runtime's
+ * code (runtime/libamber_rt.lds); 0 in libamber.so. */
+extern const char amber_rt_text_start[] __attribute__((weak, visibility("hidden")));
+extern const char amber_rt_text_end[] __attribute__((weak, visibility("hidden")));
+
+#ifndef AMBER_RUNTIME_ID
+#define AMBER_RUNTIME_ID "amber (unknown build)"
+#endif
+#define AMBER_STR2(x) #x
+#define AMBER_STR(x) AMBER_STR2(x)
+static const char runtime_id[] = AMBER_RUNTIME_ID " ABI " AMBER_STR(AMBER_ABI_VERSION);
+
+AMBER_START_DATA static int dormant = -1;
+
+/* The dormant copy may come last in the load order, with no C library after
+ * it for its own calls to the functions it intercepts (wrappers/real.c finds
+ * those after libamber): until it knows it is not dormant, it calls none of
+ * them (byte loops here; getenv, stat, dladdr, readlink are not
+ * intercepted).  The refusal below happens only where it was preloaded,
+ * ahead of the C library. */
+static int same_str(const char *a, const char *b) {
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+
+/* Is the LD_PRELOAD entry [entry, entry + n) the file `self`? */
+static int same_file(const char *entry, size_t n, const char *self) {
+  char buf[PATH_MAX];
+  int slash = 0;
+  if (n == 0 || n >= sizeof buf) return 0;
+  for (size_t i = 0; i < n; i++) slash |= (buf[i] = entry[i]) == '/';
+  buf[n] = 0;
+  if (!slash) {
+    const char *base = self;
+    for (const char *c = self; *c; c++)
+      if (*c == '/') base = c + 1;
+    return same_str(buf, base);
+  }
+  struct stat a, b;
+  return stat(buf, &a) == 0 && stat(self, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int preloaded(const char *self) {
+  const char *p = getenv("LD_PRELOAD");
+  while (p && *p) {
+    size_t n = 0;
+    while (p[n] && p[n] != ' ' && p[n] != ':') n++;
+    if (same_file(p, n, self)) return 1;
+    p += n;
+    while (*p == ' ' || *p == ':') p++;
+  }
+  return 0;
+}
+
+AMBER_START_TEXT int amber_runtime_linked_in(const void *pc) {
+  uintptr_t a = (uintptr_t)pc, lo = (uintptr_t)amber_rt_text_start;
+  return lo && a - lo < (uintptr_t)amber_rt_text_end - lo;
+}
+
+AMBER_START_TEXT int amber_runtime_dormant(void) {
+  if (amber_rt_text_start || !__amber_linked_in) return 0; /* the program's copy, or libamber.so alone */
+  if (dormant >= 0) return dormant;
+  dormant = 1;
+  Dl_info self;
+  const char *path = dladdr((void *)amber_runtime_dormant, &self) && self.dli_fname ? self.dli_fname : "libamber.so";
+  if (!same_str(__amber_linked_in, runtime_id) && preloaded(path)) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    amber_fatal("two amber runtimes in one process: %s has the runtime linked into it (amber-cc -static-libamber: %s), and "
+                "LD_PRELOAD loads %s (%s); a process runs one runtime: run the program without preloading %s, or relink "
+                "it with amber-cc -shared-libamber to choose its runtime at run time",
+                n > 0 ? exe : "the program", __amber_linked_in, path, runtime_id, path);
+  }
+  return 1;
+}
+
 /* libamber.so (and a static link that uses the process layer) registers the
  * opener before any program code runs. */
-__attribute__((constructor)) AMBER_START_TEXT static void register_opener(void) {
+AMBER_CTOR AMBER_START_TEXT static void register_opener(void) {
+  if (amber_runtime_dormant()) return;
   amber_tx_set_opener(amber_ensure_init);
   /* AMBER_RECOVER_ONLY=1 (what `amber recover HEAP --with PROGRAM` sets):
    * this build recovers the heap (re-executing its own operational records,

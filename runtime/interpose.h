@@ -189,6 +189,19 @@ void amber_heap_bus_fault(const siginfo_t *si, void *uc);
 void amber_stats_prepare_signal(void);
 void amber_stats_at_signal(void);
 
+/* ---- one runtime per process (init.c; docs/guide.md, "Linking the runtime
+ * into the program") ---- */
+
+/* This copy of the runtime is a libamber.so loaded into a program that has
+ * the runtime linked into it: its constructors do nothing, and nothing calls
+ * it (the program's definitions come first).  Fatal, naming both, when this
+ * copy was preloaded and is another build than the program's. */
+int amber_runtime_dormant(void);
+/* The code address pc is the runtime's own, in a program that has the
+ * runtime linked into it (lib/libamber_rt.o); 0 in libamber.so, where the
+ * interceptors name the library instead. */
+int amber_runtime_linked_in(const void *pc);
+
 /* ---- what wrappers/ gives the runtime ---- */
 
 /* The interceptors register, from a constructor, what to run once the heap

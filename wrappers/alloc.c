@@ -164,6 +164,9 @@ static int lookup(const struct code_map *m, uintptr_t a) {
  * program's. */
 int amber_wrap_internal_caller(const void *ra) {
   uintptr_t a = (uintptr_t)ra;
+  /* The runtime's own calls, where it is linked into the program (whose
+   * code otherwise counts as the program's): libamber.so is named below. */
+  if (amber_runtime_linked_in(ra)) return 1;
   int k = lookup(__atomic_load_n(&code_map, __ATOMIC_ACQUIRE), a);
   if (__builtin_expect(k >= 0, 1)) return k;
   pthread_mutex_lock(&code_lock);

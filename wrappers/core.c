@@ -48,7 +48,9 @@ AMBER_START_TEXT void *amber_wrap_resolve(const char *name) {
   resolving = 1;
   f = dlsym(RTLD_NEXT, name);
   resolving = 0;
-  return f && in_libamber((uintptr_t)f) ? NULL : f;
+  /* Never an amber runtime's interceptor: not this one, nor a dormant
+   * libamber.so behind a program that has the runtime linked in. */
+  return f && (in_libamber((uintptr_t)f) || amber_nextsym_in_runtime(f)) ? NULL : f;
 }
 
 _Noreturn void amber_wrap_missing(const char *name) {
@@ -123,16 +125,17 @@ _Noreturn void amber_wrap_missing(const char *name) {
 
 EAGER(WRAP_REAL)
 
-/* Priority 102: before libamber's other constructors and the program's
- * (a module constructor runs at 101 only in the program's own image, which
- * runs after its libraries').  Notes the objects after libamber (one
+/* Priority 99 (AMBER_CTOR_FIRST): before libamber's other constructors
+ * (100) and the program's module constructors (101), which matters where
+ * the runtime is linked into the program (amber-cc -static-libamber).  Notes the objects after libamber (one
  * dl_iterate_phdr, a few hundred instructions) and resolves the allocator
  * there: free and realloc never resolve themselves (alloc.c: until this
  * runs, which allocator owns a pointer is unknown), so a free is dropped
  * until then.  Only where nextsym.c cannot serve, the whole eager list,
  * with 84 dlsym. */
 #define RESOLVE(fn) (void)try_real_##fn();
-__attribute__((constructor(102))) AMBER_START_TEXT static void resolve_start(void) {
+AMBER_CTOR_FIRST AMBER_START_TEXT static void resolve_start(void) {
+  if (amber_runtime_dormant()) return; /* the program's own runtime serves (runtime/init.c) */
   if (amber_nextsym_init(&__ehdr_start)) {
     EAGER_ALLOC(RESOLVE)
   } else {
@@ -141,7 +144,9 @@ __attribute__((constructor(102))) AMBER_START_TEXT static void resolve_start(voi
 }
 
 /* The fatal-signal handlers go in when the heap opens. */
-__attribute__((constructor)) AMBER_START_TEXT static void register_heap_open(void) { amber_interpose_on_heap_open(amber_wrap_signals_install); }
+AMBER_CTOR AMBER_START_TEXT static void register_heap_open(void) {
+  if (!amber_runtime_dormant()) amber_interpose_on_heap_open(amber_wrap_signals_install);
+}
 
 /* ---- whole operations on the heap, on interpose.h's reading and writing ---- */
 

@@ -48,6 +48,15 @@ AMBER_START_DATA static struct obj objs[MAX_OBJS];
 AMBER_START_DATA static int nobjs;
 AMBER_START_DATA static int ready; /* objs[0, nobjs) are complete (release / acquire) */
 
+/* Objects after self that are amber runtimes (they define
+ * __amber_module_init): a libamber.so left dormant behind a program that has
+ * the runtime linked in (runtime/init.c).  Their interceptors are not the
+ * next definition: skipped, and amber_nextsym_in_runtime tells the caller's
+ * dlsym fallback. */
+#define MAX_RUNTIMES 4
+AMBER_START_DATA static struct dl_phdr_info runtimes[MAX_RUNTIMES];
+AMBER_START_DATA static int nruntimes;
+
 struct walk {
   uintptr_t self, vdso;
   int after_self, ok;
@@ -64,6 +73,9 @@ AMBER_START_TEXT static int contains(const struct dl_phdr_info *info, uintptr_t 
 /* glibc relocates the d_ptr entries of a writable dynamic section in place
  * (elf/get-dynamic-info.h); a read-only one keeps file addresses. */
 AMBER_START_TEXT static uintptr_t dyn_ptr(uintptr_t bias, ElfW(Addr) p) { return p < bias ? bias + p : p; }
+
+static void *lookup(const struct obj *o, const char *name, uint32_t h);
+static uint32_t hash(const char *name);
 
 AMBER_START_TEXT static int note(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
@@ -111,7 +123,21 @@ AMBER_START_TEXT static int note(struct dl_phdr_info *info, size_t size, void *a
   o->bloom = (const ElfW(Addr) *)(g + 4);
   o->buckets = (const uint32_t *)(o->bloom + bloom_size);
   o->chain = o->buckets + o->nbuckets;
+  if (lookup(o, "__amber_module_init", hash("__amber_module_init"))) {
+    if (nruntimes == MAX_RUNTIMES) {
+      w->ok = 0;
+      return 1;
+    }
+    runtimes[nruntimes++] = *info;
+    return 0;
+  }
   nobjs++;
+  return 0;
+}
+
+AMBER_START_TEXT int amber_nextsym_in_runtime(const void *f) {
+  for (int k = 0; k < __atomic_load_n(&nruntimes, __ATOMIC_ACQUIRE) && k < MAX_RUNTIMES; k++)
+    if (contains(&runtimes[k], (uintptr_t)f)) return 1;
   return 0;
 }
 
@@ -119,7 +145,7 @@ AMBER_START_TEXT int amber_nextsym_init(const void *self) {
 #if defined(__x86_64__) && defined(__GLIBC__)
   if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 1;
   struct walk w = {(uintptr_t)self, (uintptr_t)getauxval(AT_SYSINFO_EHDR), 0, 1};
-  nobjs = 0;
+  nobjs = nruntimes = 0;
   dl_iterate_phdr(note, &w);
   if (!w.ok || !w.after_self) return 0;
   __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
@@ -171,10 +197,15 @@ AMBER_START_TEXT static void *lookup(const struct obj *o, const char *name, uint
   return versions == 1 ? value(o, only) : NULL;
 }
 
-AMBER_START_TEXT void *amber_nextsym(const char *name) {
-  if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return NULL;
+AMBER_START_TEXT static uint32_t hash(const char *name) {
   uint32_t h = 5381;
   for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = h * 33 + *c;
+  return h;
+}
+
+AMBER_START_TEXT void *amber_nextsym(const char *name) {
+  if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return NULL;
+  uint32_t h = hash(name);
   for (int k = 0; k < nobjs; k++) {
     void *f = lookup(&objs[k], name, h);
     if (f) return f;

@@ -19,12 +19,16 @@
  * (global or weak; the default version, or the only version there is, as
  * dlsym picks), an IFUNC resolved; NULL when none does (the caller may
  * then ask dlsym, which also sees objects dlopen'ed later) or before the
- * init.  Self-contained: libc's <link.h> only, and no call to a function
+ * init.  Objects that are amber runtimes are skipped (below).  Self-contained: libc's <link.h> only, and no call to a function
  * libamber intercepts (it runs below them). */
 #ifndef AMBER_WRAP_NEXTSYM_H
 #define AMBER_WRAP_NEXTSYM_H
 
 int amber_nextsym_init(const void *self);
 void *amber_nextsym(const char *name);
+/* f lies in an object after self that is an amber runtime (defines
+ * __amber_module_init): a dormant libamber.so behind a program that has the
+ * runtime linked in (runtime/init.c).  amber_nextsym skips those objects. */
+int amber_nextsym_in_runtime(const void *f);
 
 #endif

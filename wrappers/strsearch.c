@@ -24,6 +24,7 @@ WRAP_REAL(rindex)
 WRAP_REAL(rawmemchr)
 WRAP_REAL(memrchr)
 WRAP_REAL(basename)
+WRAP_REAL(strnlen)
 
 /* ---- strstr, strcasestr: a window of the haystack that keeps the last
  * m - 1 bytes of the previous pieces, so a match across pieces is found ---- */
@@ -66,6 +67,20 @@ static void find_fn(void *arg) {
 #define FIND_STACK_WIN 1024u
 
 static char *heap_find(const char *fn, const char *h, const char *needle, int icase) {
+  /* The frequent case first, with nothing but the checks it needs: a heap
+   * haystack, a volatile needle, the thread's view in place (intruder's
+   * detector: one call per signature on each packet).  The needle needs no
+   * copy and no length (the real function returns the haystack for an
+   * empty one, as the general path does). */
+  if (wrap_in_heap(h) && !wrap_in_heap(needle)) {
+    amber_interpose_check_usable(fn, h);
+    const char *a = amber_interpose_in_place(h);
+    size_t room = __amber_heap_base + __amber_heap_size - (uintptr_t)h;
+    if (a && REAL(strnlen)(a, room) < room) {
+      const char *f = icase ? REAL(strcasestr)(a, needle) : REAL(strstr)(a, needle);
+      return f ? (char *)h + (f - a) : NULL;
+    }
+  }
   const char *nd = wrap_arg(needle);
   if (!nd) amber_wrap_nomem(fn, needle, 0);
   char *res;

@@ -33,7 +33,8 @@ static int in_program(struct dl_phdr_info *info, size_t size, void *arg) {
  * (issue 27 item 5). */
 extern void __tsan_init(void) __attribute__((weak));
 
-__attribute__((constructor)) AMBER_START_TEXT static void refuse_tsan_ahead(void) {
+AMBER_CTOR AMBER_START_TEXT static void refuse_tsan_ahead(void) {
+  if (amber_runtime_dormant()) return;
   void *init = (void *)__tsan_init;
   /* Refused: TSan's static runtime, inside the program.  Not refused: its
    * shared runtime (the working set-up), and a program not compiled with

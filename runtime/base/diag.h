@@ -25,4 +25,14 @@ void amber_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define AMBER_START_TEXT __attribute__((section(".text.startup")))
 #define AMBER_START_DATA __attribute__((section("amber_start")))
 
+/* The runtime's constructors run before every module constructor (the
+ * pass's, priority 101) and the program's own: in libamber.so because the
+ * library is initialised before the program, and in a program that has the
+ * runtime linked into it (lib/libamber_rt.o, amber-cc -static-libamber)
+ * because of these priorities.  AMBER_CTOR_FIRST (wrappers/core.c's
+ * resolve_start: the objects the real functions are found in) before the
+ * others. */
+#define AMBER_CTOR_FIRST __attribute__((constructor(99)))
+#define AMBER_CTOR __attribute__((constructor(100)))
+
 #endif

@@ -66,27 +66,38 @@ static inline void do_load(const void *p, void *dst, size_t n) {
   amber_shared_load(dst, p, n); /* maybe a program's atomic (base/shared.h) */
 }
 
-static inline void do_store(void *p, const void *src, size_t n) {
+/* A store into the heap, at the canonical address p. */
+static __attribute__((noinline)) void store_heap(struct amber_thread *t, void *p, const void *src, size_t n) {
+  check_span(p, n);
+  t->stored_bytes += n;
+  if (t->depth) {
+    amber_tx_write(t, amber_heap_alias(p), src, n);
+  } else if (__builtin_expect(t->fase != AMBER_FASE_NONE, 0)) {
+    struct lone_store s = {amber_heap_alias(p), src, n};
+    amber_tx_run_internal(lone_store_fn, &s);
+  } else {
+    /* Outside regions: the thread's stray batch (tx/batch.c). */
+    amber_tx_batch_store(t, amber_heap_alias(p), src, n);
+  }
+  /* After the store: it may have committed the batch and opened another
+   * (tx/batch.c), whose commit checks it. */
+  amber_ptrcheck_note(t, p, src, n, t->store_site);
+}
+
+/* Inlined into each sized entry (n a constant there): a store of ordinary
+ * memory inside a transaction, the most frequent (labyrinth's private grid),
+ * is its undo record and the store itself, without a call. */
+static inline __attribute__((always_inline)) void do_store(void *p, const void *src, size_t n) {
   struct amber_thread *t = amber_thread();
   if (amber_in_heap(p)) {
-    check_span(p, n);
-    t->stored_bytes += n;
-    if (t->depth) {
-      amber_tx_write(t, amber_heap_alias(p), src, n);
-    } else if (__builtin_expect(t->fase != AMBER_FASE_NONE, 0)) {
-      struct lone_store s = {amber_heap_alias(p), src, n};
-      amber_tx_run_internal(lone_store_fn, &s);
-    } else {
-      /* Outside regions: the thread's stray batch (tx/batch.c). */
-      amber_tx_batch_store(t, amber_heap_alias(p), src, n);
-    }
-    /* After the store: it may have committed the batch and opened another
-     * (tx/batch.c), whose commit checks it. */
-    amber_ptrcheck_note(t, p, src, n, t->store_site);
+    store_heap(t, p, src, n);
     return;
   }
   if (__builtin_expect(t->op == AMBER_OP_REPLAY, 0)) return; /* the program's volatile state is not there */
-  if (t->depth) amber_tx_vclaim(t, p, n);
+  if (t->depth) {
+    if (n <= 8) amber_tx_vclaim_small(t, p, n);
+    else amber_tx_vclaim(t, p, n);
+  }
   amber_shared_store(p, src, n); /* maybe a program's atomic (base/shared.h) */
 }
 

@@ -118,28 +118,45 @@ static struct entry *add_entry(uint64_t addr, const char *name) {
 
 /* ---- the executable segments of the loaded objects ---- */
 
+/* Whether a value not in the code tables is a code address: it is when it
+ * lies in a loaded object's executable PT_LOAD segment.  The segments are a
+ * snapshot from dl_iterate_phdr, sorted, replaced whole when the loader's
+ * dlpi_adds/dlpi_subs counters say an object came or went.  Those counters
+ * can only be read through dl_iterate_phdr, which takes the loader's global
+ * lock, and most pointers stored into the heap are not code (labyrinth
+ * pushes grid-cell pointers into a persistent queue): so a value first goes
+ * through _dl_find_object (glibc >= 2.35), which looks it up among the
+ * loaded objects' mappings without any lock.  A value in no object's
+ * mapping is in no executable segment: data, answered without the loader's
+ * lock or ours.  A value inside some object (a code address, a pointer to a
+ * module's global) still re-reads the counters first, so the snapshot it
+ * is compared with is current (`maybe_code`). */
 #define MAXRANGES 1024
 struct ranges {
+  unsigned long long adds, subs; /* the loader's counters when it was taken */
   size_t n;
   struct {
     uintptr_t lo, hi;
   } r[MAXRANGES];
 };
 static struct ranges *code_ranges;
-static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
 
 static int add_ranges(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   struct ranges *rs = arg;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || rs->n >= MAXRANGES) continue;
-    rs->r[rs->n].lo = info->dlpi_addr + ph->p_vaddr;
-    rs->r[rs->n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    rs->n++;
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !ph->p_memsz || rs->n >= MAXRANGES) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    size_t j = rs->n++; /* insertion keeps r sorted by lo (a few dozen segments) */
+    for (; j > 0 && rs->r[j - 1].lo > lo; j--) rs->r[j] = rs->r[j - 1];
+    rs->r[j].lo = lo;
+    rs->r[j].hi = hi;
   }
-  seen_adds = info->dlpi_adds;
-  seen_subs = info->dlpi_subs;
+  /* The counters as of this walk (under the loader's lock, as every dlpi_
+   * field), published with the segments they describe. */
+  rs->adds = info->dlpi_adds;
+  rs->subs = info->dlpi_subs;
   return 0;
 }
 
@@ -151,29 +168,76 @@ static int read_counts(struct dl_phdr_info *info, size_t size, void *arg) {
   return 1;
 }
 
-/* Rescans when the loader's object list changed since the last scan (or
- * always, `force`).  Takes lock. */
+/* Rescans when the loader's object list changed since the snapshot was
+ * taken (or always, `force`).  The counters are compared with those stored
+ * in the snapshot itself, not in variables of their own: a reader that saw
+ * new counters with an older snapshot would miss the object just loaded.
+ * Both counters only grow, so equal counters mean no object came or went
+ * since the snapshot's walk.  Takes lock. */
 static void refresh_ranges(int force) {
   unsigned long long c[2] = {0, 0};
   if (!force) {
+    const struct ranges *cur = __atomic_load_n(&code_ranges, __ATOMIC_ACQUIRE);
     dl_iterate_phdr(read_counts, c);
-    if (c[0] == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) && c[1] == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
-      return;
+    if (cur && c[0] == cur->adds && c[1] == cur->subs) return;
   }
   pthread_mutex_lock(&lock);
   struct ranges *rs = arena_alloc(sizeof *rs);
   rs->n = 0;
+  rs->adds = rs->subs = ~0ull; /* no object reported: never matches */
   dl_iterate_phdr(add_ranges, rs);
   __atomic_store_n(&code_ranges, rs, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
 }
 
+/* Readers take no lock: a snapshot is never changed after its release
+ * store above, and old ones stay (arena memory), so a reader holding one
+ * reads a consistent, maybe older, array. */
 static int in_ranges(uint64_t v) {
   const struct ranges *rs = __atomic_load_n(&code_ranges, __ATOMIC_ACQUIRE);
   if (!rs) return 0;
-  for (size_t i = 0; i < rs->n; i++)
-    if (v - rs->r[i].lo < rs->r[i].hi - rs->r[i].lo) return 1;
-  return 0;
+  size_t lo = 0, hi = rs->n; /* the last segment starting at or below v */
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (rs->r[mid].lo <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  /* Segments do not overlap: each object's mapping is reserved whole, its
+   * gaps included. */
+  return lo > 0 && v < rs->r[lo - 1].hi;
+}
+
+/* Whether v, in neither code table, may be a code address: it lies in an
+ * executable segment of an object loaded now.
+ *
+ * The lock-free reject, and why it is sound: _dl_find_object reads the
+ * loader's table of object mappings under its own version protocol (the
+ * loader publishes an update with release stores and the reader retries on
+ * a version change: elf/dl-find_object.c), and it finds every object whose
+ * dlopen (or initial load) completed before the call.  A program holding
+ * a code address v got it after the object was loaded: from its own
+ * relocations, from dlsym, or from a thread that did, through whatever
+ * synchronises the two threads (a data race on the pointer itself would be
+ * the program's undefined behaviour); so that load happens before this
+ * call, and v is found.  Only a concurrent dlclose of v's object can make
+ * v unfound, and then v names code that is going away: storing it into the
+ * heap is the program's use after dlclose, and treating it as data keeps
+ * the raw value, as a store racing with the unload before this change
+ * could also do.  An executable segment lies inside its object's mapping
+ * (dlfo_map_start .. dlfo_map_end spans every PT_LOAD), so "in no mapping"
+ * implies "in no executable segment".
+ *
+ * A value inside a mapping re-reads the loader's counters (its lock) and
+ * rescans when an object came or went, so that it is compared with the
+ * segments of the objects loaded now (a snapshot older than a dlclose could
+ * name an unloaded library's text, maybe reused by another mapping). */
+static int maybe_code(uint64_t v) {
+#ifdef DLFO_EH_SEGMENT_TYPE /* <dlfcn.h> of glibc >= 2.35, which has _dl_find_object */
+  struct dl_find_object fo;
+  if (_dl_find_object((void *)(uintptr_t)v, &fo) != 0) return 0; /* in no loaded object: data */
+#endif
+  refresh_ranges(0);
+  return in_ranges(v);
 }
 
 /* Values that are certainly not code: null and small integers, heap
@@ -232,11 +296,7 @@ static uint64_t to_handle(uint64_t v, const void *where, int strict) {
   if (plain_value(v)) return v;
   struct entry *e = map_get(__atomic_load_n(&by_addr, __ATOMIC_ACQUIRE), v);
   if (!e) {
-    if (!__atomic_load_n(&code_ranges, __ATOMIC_ACQUIRE)) refresh_ranges(1);
-    if (!in_ranges(v)) {
-      refresh_ranges(0); /* a library loaded since the last scan */
-      if (!in_ranges(v)) return v; /* data, not code */
-    }
+    if (!maybe_code(v)) return v; /* data, not code */
     e = learn_address(v, where, strict);
     if (!e) return v;
   }
@@ -302,7 +362,7 @@ int amber_code_may_hold(const void *src, const void *dst, size_t n) {
   for (size_t i = skip; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, (const char *)src + i, 8);
-    if (!plain_value(w) && (map_get(by_addr, w) || in_ranges(w))) return 1;
+    if (!plain_value(w) && (map_get(by_addr, w) || maybe_code(w))) return 1;
   }
   return 0;
 }

@@ -31,17 +31,24 @@
  *   increments `started` in one critical section, so the sync numbered
  *   `want` is the first to start after the append and takes every range
  *   appended before it, the fence's included.  Syncs run one at a time and
- *   complete in number order (`running`), so `completed >= want` means sync
- *   `want` has completed.  The fence returns only then.
+ *   may overlap (at most `parallel` of them: numbers in (completed,
+ *   started]), but `completed` is the largest number up to which every
+ *   sync has completed, so `completed >= want` means sync `want` has
+ *   completed.  The fence returns only then.
  *
  * Invariant: pending holds exactly the ranges of fences that have not
- * returned and whose sync has not started; spare is the leader's while
- * running is 1 and empty otherwise. */
+ * returned and whose sync has not started; started - completed <=
+ * parallel; done[g % MSYNC_MAX_PARALLEL] is 1 exactly for the syncs g in
+ * (completed, started] that have completed. */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t started, completed; /* syncs numbered from 1 */
-static int running;
+static int running;                 /* syncs in progress */
+static int leading;                 /* a leader has not taken pending yet (it gathers) */
+#define MSYNC_MAX_PARALLEL 64
+static unsigned parallel = 1;       /* AMBER_PM_MSYNC_PARALLEL: syncs that may run at once */
+static unsigned char done[MSYNC_MAX_PARALLEL];
 static unsigned waiting;
 static struct amber_msync_range *pending, *spare;
 static size_t npending, cap_pending, cap_spare;
@@ -319,16 +326,21 @@ static void wait_ticket(uint64_t want, int may_gather) {
     gather_check_locked();
   }
   while (completed < want) {
-    if (running) {
+    /* Lead only when the sync that takes our ranges has not started yet
+     * (want > started: a running one took them otherwise) and fewer than
+     * `parallel` syncs are in progress or completed out of order. */
+    if (want <= started || started - completed >= parallel || leading) {
       waiting++;
       pthread_cond_wait(&done_cond, &lock);
       waiting--;
       continue;
     }
-    /* Lead: gather the siblings in flight, then take every waiting
-     * thread's ranges and sync them at once. */
-    running = 1;
-    if (may_gather) gather();
+    /* Lead: gather the siblings in flight (one sync at a time only), then
+     * take every waiting thread's ranges and sync them at once. */
+    running++;
+    leading = 1; /* until it takes pending: the next sync is this one */
+    if (may_gather && parallel == 1) gather();
+    leading = 0;
     uint64_t gen = ++started;
     returned = 0; /* those not back by now are not waited for again */
     unsigned group = members;
@@ -337,6 +349,8 @@ static void wait_ticket(uint64_t want, int may_gather) {
     size_t n = npending, c = cap_pending;
     pending = spare;
     cap_pending = cap_spare;
+    spare = NULL;
+    cap_spare = 0;
     npending = 0;
     amber_msync_sync_fn fn = sync_fn;
     pthread_mutex_unlock(&lock);
@@ -349,12 +363,29 @@ static void wait_ticket(uint64_t want, int may_gather) {
     expect_gen = gen; /* its members will likely commit again soon: the next leader waits for them */
     returned = group;
     __atomic_add_fetch(&syncs, k, __ATOMIC_RELAXED);
-    spare = r;
-    cap_spare = c;
-    __atomic_store_n(&completed, gen, __ATOMIC_RELEASE);
-    running = 0;
+    if (!spare) {
+      spare = r;
+      cap_spare = c;
+    } else {
+      free(r); /* another overlapping sync gave its list back first */
+    }
+    /* Syncs may complete out of order: `completed` moves past gen only
+     * once every earlier sync has completed too. */
+    done[gen % MSYNC_MAX_PARALLEL] = 1;
+    while (completed < started && done[(completed + 1) % MSYNC_MAX_PARALLEL]) {
+      done[(completed + 1) % MSYNC_MAX_PARALLEL] = 0;
+      __atomic_store_n(&completed, completed + 1, __ATOMIC_RELEASE);
+    }
+    running--;
     pthread_cond_broadcast(&done_cond);
   }
+  pthread_mutex_unlock(&lock);
+}
+
+void amber_msync_set_parallel(unsigned k) {
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  parallel = k < 1 ? 1 : k > MSYNC_MAX_PARALLEL ? MSYNC_MAX_PARALLEL : k;
   pthread_mutex_unlock(&lock);
 }
 
@@ -573,22 +604,21 @@ static noreturn void sync_failed(const char *call) {
               "failing (check the disk and the kernel log)", call, heap_path, strerror(errno));
 }
 
-/* Only the leader runs this, so the scratch copies need no lock. */
-static struct amber_msync_range *plan;
-static size_t cap_plan;
-static struct amber_msync_file_range *fplan;
-static size_t cap_fplan;
-
+/* Leaders of overlapping syncs run this at once: the scratch copies are
+ * the call's own. */
 static unsigned file_sync(const struct amber_msync_range *r, size_t n) {
+  struct amber_msync_range *plan = NULL;
+  size_t cap_plan = 0;
   plan = grow(plan, &cap_plan, n, sizeof *plan);
   memcpy(plan, r, n * sizeof *r);
+  unsigned calls = 1;
   size_t k = amber_msync_coalesce(plan, n, regions, nregions, page_size);
   if (k > AMBER_MSYNC_MAX_CALLS && several == AMBER_MSYNC_SEVERAL_FDATASYNC) {
     if (fdatasync(heap_fd) != 0) sync_failed("fdatasync");
     __atomic_add_fetch(&several_counts[1], 1, __ATOMIC_RELAXED);
-    return 1;
-  }
-  if (k > AMBER_MSYNC_MAX_CALLS) {
+  } else if (k > AMBER_MSYNC_MAX_CALLS) {
+    struct amber_msync_file_range *fplan = NULL;
+    size_t cap_fplan = 0;
     fplan = grow(fplan, &cap_fplan, k * AMBER_PM_MAX_REGIONS, sizeof *fplan);
     size_t f = amber_msync_file_ranges(plan, k, regions, nregions, fplan);
     /* Start every range's write, so the device sees them together... */
@@ -607,11 +637,14 @@ static unsigned file_sync(const struct amber_msync_range *r, size_t n) {
     if (msync((void *)fplan[f - 1].addr, fplan[f - 1].len, MS_SYNC) != 0) sync_failed("msync");
     __atomic_add_fetch(&several_counts[0], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&several_counts[2], f, __ATOMIC_RELAXED);
-    return 1;
+    free(fplan);
+  } else {
+    for (size_t i = 0; i < k; i++)
+      if (msync((void *)plan[i].start, plan[i].end - plan[i].start, MS_SYNC) != 0) sync_failed("msync");
+    calls = (unsigned)k;
   }
-  for (size_t i = 0; i < k; i++)
-    if (msync((void *)plan[i].start, plan[i].end - plan[i].start, MS_SYNC) != 0) sync_failed("msync");
-  return (unsigned)k;
+  free(plan);
+  return calls;
 }
 
 void amber_msync_attach(const char *path, int fd, const struct amber_pm_region *reg, int nreg, int dax) {

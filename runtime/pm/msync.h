@@ -68,6 +68,11 @@ int amber_msync_durable(uint64_t ticket);
 void amber_msync_enter(void);
 void amber_msync_leave(void);
 void amber_msync_set_gather(unsigned pct, uint64_t fixed_ns);
+/* Overlapping syncs (docs/engines/msync.md, "Overlapping syncs"): at most
+ * k syncs run at once, each taking what was pending when it started (1 to
+ * 64; 1: one at a time, and only then does a leader gather).  Waits for
+ * the running syncs first. */
+void amber_msync_set_parallel(unsigned k);
 /* For tests and statistics: threads in flight; 1 while a leader gathers;
  * out[0] leaders that waited, out[1] of them ended by the last sibling's
  * publish, out[2] by the bound. */

@@ -196,6 +196,10 @@ void amber_pm_init(void) {
     amber_fatal("AMBER_PM_GROUP_WAIT=%llu is out of range; give a percentage of the mean sync time from 0 (never wait) to 1000 "
                 "(the default is 50)", (unsigned long long)amber_opt.pm_group_wait);
   amber_msync_set_gather((unsigned)amber_opt.pm_group_wait, 0);
+  if (amber_opt.pm_msync_parallel < 1 || amber_opt.pm_msync_parallel > 64)
+    amber_fatal("AMBER_PM_MSYNC_PARALLEL=%llu is out of range; give how many syncs of the msync backend may run at once, "
+                "from 1 (one at a time) to 64 (the default is 4)", (unsigned long long)amber_opt.pm_msync_parallel);
+  amber_msync_set_parallel((unsigned)amber_opt.pm_msync_parallel);
   amber_msync_check_option();
   if (mode == AMBER_PM_MODE_SIM) {
     amber_sim_init();

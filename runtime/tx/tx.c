@@ -53,9 +53,33 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
   /* Frames below __amber_run die with a restart anyway; restoring them could
    * overwrite the frames that perform the restart. */
   if (a >= t->stack_lo && a < t->run_sp) return;
+  /* A large block (labyrinth copies its whole grid into a private one in
+   * each transaction): its old bytes in one copy, one record, instead of a
+   * record per word. */
+  while (n >= AMBER_UNDO_BLOCK) {
+    uint32_t k = n > (1u << 30) ? 1u << 30 : (uint32_t)n;
+    if (t->nundo == t->capundo) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
+    if (t->capundo_bytes - t->nundo_bytes < k) {
+      size_t cap = t->capundo_bytes ? t->capundo_bytes : 4096;
+      while (cap - t->nundo_bytes < k) cap *= 2;
+      char *b = realloc(t->undo_bytes, cap);
+      if (!b) amber_fatal("out of memory for transaction logs (%zu bytes of undo)", cap);
+      t->undo_bytes = b;
+      t->capundo_bytes = cap;
+    }
+    struct amber_undo *u = &t->undo[t->nundo++];
+    u->addr = (void *)a;
+    u->size = k;
+    u->old = t->nundo_bytes;
+    memcpy(t->undo_bytes + t->nundo_bytes, (void *)a, k); /* as the program's copy it undoes: plain */
+    t->nundo_bytes += k;
+    a += k;
+    n -= k;
+  }
+  size_t need = (n + 7) / 8; /* room for all its records at once */
+  while (t->capundo - t->nundo < need) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
   while (n) {
     uint32_t k = n >= 8 ? 8 : (uint32_t)n;
-    if (t->nundo == t->capundo) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
     struct amber_undo *u = &t->undo[t->nundo++];
     u->addr = (void *)a;
     u->size = k;
@@ -98,8 +122,10 @@ static void free_scratch(struct amber_thread *t) {
 static void undo_volatile(struct amber_thread *t) {
   while (t->nundo) {
     struct amber_undo *u = &t->undo[--t->nundo];
-    amber_shared_store(u->addr, &u->old, u->size);
+    if (u->size > 8) memcpy(u->addr, t->undo_bytes + u->old, u->size);
+    else amber_shared_store(u->addr, &u->old, u->size);
   }
+  t->nundo_bytes = 0;
 }
 
 /* Every effect of the running transaction undone: ordinary memory, the
@@ -218,6 +244,7 @@ static inline void end(struct amber_thread *t) {
   t->vguard = 0;
   t->op = AMBER_OP_OFF;
   t->nundo = 0;
+  t->nundo_bytes = 0;
   t->nptrc = 0;
   if (__builtin_expect(t->nvfree != 0, 0)) {
     for (size_t i = 0; i < t->nvfree; i++) free(t->vfree[i]);

@@ -42,11 +42,16 @@ struct amber_ptrcand {
   const char *site;
 };
 
+/* One undo record: up to 8 bytes in `old` (restored as one access of its
+ * size, base/shared.h), or, for a larger block (a memcpy of an array,
+ * AMBER_UNDO_BLOCK bytes or more), its old bytes at offset `old` of the
+ * thread's undo_bytes (restored by one copy). */
 struct amber_undo {
   void *addr;
   uint64_t old;
   uint32_t size;
 };
+#define AMBER_UNDO_BLOCK 64u
 
 struct amber_thread {
   int depth;       /* region nesting; 0 outside regions */
@@ -91,6 +96,8 @@ struct amber_thread {
   /* Volatile stores of a transaction that may abort, undone on abort. */
   struct amber_undo *undo;
   size_t nundo, capundo;
+  char *undo_bytes; /* the old bytes of block records */
+  size_t nundo_bytes, capundo_bytes;
   /* Allocator decisions of the running transaction. */
   struct amber_alloc_rec *alloc_rec;
   size_t nalloc_rec, capalloc_rec;
@@ -349,6 +356,30 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n);
  * amber_retry on any engine); a lock-delimited section's never. */
 static inline int amber_tx_may_abort(const struct amber_thread *t) {
   return t->depth && t->fase != AMBER_FASE_OPEN;
+}
+
+/* amber_tx_vclaim for a store of n <= 8 bytes (a constant where it is
+ * inlined), the common case without a call: a begun transaction whose
+ * engine guards no volatile writes (romulus), no AMBER_UNISOLATED ranges,
+ * room in the undo log.  It records what amber_tx_undo_volatile would, one
+ * record of n bytes, or none when the transaction cannot be undone or addr
+ * is in a frame below __amber_run.  Anything else takes amber_tx_vclaim. */
+static inline __attribute__((always_inline)) void amber_tx_vclaim_small(struct amber_thread *t, void *addr,
+                                                                        size_t n) {
+  if (__builtin_expect(t->pending | (t->vguard & AMBER_VGUARD_WRITES) | (t->nundo == t->capundo) |
+                           (__atomic_load_n(&amber_unisolated_n, __ATOMIC_RELAXED) != 0),
+                       0)) {
+    amber_tx_vclaim(t, addr, n);
+    return;
+  }
+  if (!amber_tx_may_abort(t)) return;
+  uintptr_t a = (uintptr_t)addr;
+  if (a >= t->stack_lo && a < t->run_sp) return;
+  struct amber_undo *u = &t->undo[t->nundo++];
+  u->addr = addr;
+  u->size = (uint32_t)n;
+  u->old = 0;
+  amber_shared_load(&u->old, addr, n); /* as the store it undoes (base/shared.h) */
 }
 
 #endif

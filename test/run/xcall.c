@@ -32,6 +32,16 @@
 // RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.p2.json %run %t.O2 plain | FileCheck %s --check-prefix=PLAIN
 // RUN: FileCheck %s --check-prefix=ALL < %t.p2.json
 // RUN: env AMBER_ENGINE=romulus %run %t.O0 plain | FileCheck %s --check-prefix=PLAIN
+// The same with the runtime linked into the program (amber-cc
+// -static-libamber): the amber library's libamber.so dependency defers to it
+// (docs/guide.md 7.1), and its clones are called the same way.
+// RUN: %amber_cc -static-libamber -O2 %s %S/Inputs/xcall_tu2.c %t.amber.so %t.plain.so -o %t.S2
+// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.s2.json %run %t.S2 clone | FileCheck %s
+// RUN: FileCheck %s --check-prefix=NONE < %t.s2.json
+// RUN: rm -f %t.s.heap
+// RUN: env AMBER_ENGINE=romulus AMBER_HEAP=%t.s.heap AMBER_HEAP_SIZE=64M %t.S2 clone | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc AMBER_STATS_FILE=%t.sp.json %run %t.S2 plain | FileCheck %s --check-prefix=PLAIN
+// RUN: FileCheck %s --check-prefix=ALL < %t.sp.json
 // The clone symbols are exported by name (an alias's too), statics' are not:
 // RUN: nm -D %t.amber.so | FileCheck %s --check-prefix=SYMS --implicit-check-not=__amber_tx_twice
 // RUN: nm %t.O2 | FileCheck %s --check-prefix=EXE

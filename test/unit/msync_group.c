@@ -40,6 +40,15 @@
 //             before their ranges and some leaving without publishing:
 //             every fence returns durable, and no leader's wait ever ran
 //             to its bound (nobody stranded it).
+//   order-parallel: order's invariants with up to 3 syncs at once
+//             (AMBER_PM_MSYNC_PARALLEL; docs/engines/msync.md,
+//             "Overlapping syncs"), some completing out of order: never
+//             more than 3 run, and every fence returns durable.
+//   overlap:  with 2 syncs allowed, a fence whose ranges no running sync
+//             took starts its own sync at once, beside the running one;
+//             when that later sync completes first, its fence still waits
+//             until the earlier one has completed too (and it does not
+//             take ranges a running sync took).
 // RUN: %unit_cc %s -o %t %unit_libs
 // RUN: %t order
 // RUN: %t group
@@ -48,6 +57,8 @@
 // RUN: %t coalesce
 // RUN: %t gather
 // RUN: %t order-gather
+// RUN: %t order-parallel
+// RUN: %t overlap
 // RUN: %t file-ranges
 // RUN: %t ranges-safe
 // RUN: %t several %t.heap
@@ -96,8 +107,13 @@ static int in_sync;
 
 static uint64_t tag_of(int t, uint32_t k) { return ((uint64_t)t << 32) | k; }
 
+static int max_in_sync = 1; /* order-parallel: syncs allowed at once */
+static int most_in_sync;     /* seen at once (printed, not checked: it depends on timing) */
+
 static unsigned mock_sync(const struct amber_msync_range *r, size_t n) {
-  CHECK(__atomic_fetch_add(&in_sync, 1, __ATOMIC_SEQ_CST) == 0); /* one at a time */
+  int now = __atomic_fetch_add(&in_sync, 1, __ATOMIC_SEQ_CST);
+  CHECK(now < max_in_sync); /* one at a time, or at most that many */
+  if (now + 1 > __atomic_load_n(&most_in_sync, __ATOMIC_SEQ_CST)) __atomic_store_n(&most_in_sync, now + 1, __ATOMIC_SEQ_CST);
   uint32_t s = __atomic_add_fetch(&nsyncs, 1, __ATOMIC_SEQ_CST);
   CHECK(s < NSYNC);
   sync_start[s] = tick();
@@ -111,6 +127,8 @@ static unsigned mock_sync(const struct amber_msync_range *r, size_t n) {
     __atomic_store_n(&synced_by[t][k], s, __ATOMIC_SEQ_CST);
   }
   if (s % 7 == 0) sched_yield(); /* let fences pile up behind this sync */
+  if (max_in_sync > 1 && s % 5 == 0)
+    for (int y = 0; y < 20; y++) sched_yield(); /* and let later syncs overtake it (order-parallel) */
   __atomic_store_n(&sync_done[s], 1, __ATOMIC_SEQ_CST);
   __atomic_fetch_sub(&in_sync, 1, __ATOMIC_SEQ_CST);
   return 1;
@@ -179,6 +197,13 @@ static void order_gather(void) {
   printf("order-gather: ok (%llu leaders waited for siblings)\n", (unsigned long long)g[0]);
 }
 
+static void order_parallel(void) {
+  max_in_sync = 3;
+  amber_msync_set_parallel(3);
+  order();
+  printf("order-parallel: ok (at most %d syncs ran at once)\n", most_in_sync);
+}
+
 /* ---- group ---- */
 
 static int leader_in;
@@ -220,6 +245,54 @@ static void group(void) {
   for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
   CHECK(nsyncs == 2 && sync_ranges[1] == 1 && sync_ranges[2] == NT - 1);
   printf("group: ok (%d fences, 2 syncs)\n", NT);
+}
+
+/* ---- overlap ---- */
+
+static int first_in, second_done;
+static uint32_t overlap_ranges[3];
+
+static int first_entered(void) { return __atomic_load_n(&first_in, __ATOMIC_SEQ_CST); }
+static int second_finished(void) { return __atomic_load_n(&second_done, __ATOMIC_SEQ_CST); }
+
+static unsigned overlap_sync(const struct amber_msync_range *r, size_t n) {
+  uint32_t s = __atomic_add_fetch(&nsyncs, 1, __ATOMIC_SEQ_CST);
+  CHECK(s <= 2);
+  overlap_ranges[s] = (uint32_t)n;
+  for (size_t i = 0; i < n; i++) synced_by[r[i].tag >> 32][0] = s;
+  if (s == 1) {
+    __atomic_store_n(&first_in, 1, __ATOMIC_SEQ_CST);
+    CHECK(wait_for(second_finished)); /* the second sync starts and ends while this one runs */
+  } else {
+    __atomic_store_n(&second_done, 1, __ATOMIC_SEQ_CST);
+  }
+  __atomic_store_n(&sync_done[s], 1, __ATOMIC_SEQ_CST);
+  return 1;
+}
+
+static void *overlap_first(void *arg) {
+  (void)arg;
+  amber_msync_record(2 * tag_of(0, 0), 2 * tag_of(0, 0) + 1, tag_of(0, 0));
+  amber_msync_fence(); /* leads sync 1 */
+  CHECK(synced_by[0][0] == 1 && sync_done[1]);
+  return NULL;
+}
+
+static void overlap(void) {
+  amber_msync_set_parallel(2);
+  amber_msync_attach_fn(overlap_sync);
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, overlap_first, NULL) == 0);
+  CHECK(wait_for(first_entered));
+  amber_msync_record(2 * tag_of(1, 0), 2 * tag_of(1, 0) + 1, tag_of(1, 0));
+  uint64_t k = amber_msync_publish();
+  CHECK(k == 2);
+  amber_msync_wait(k); /* leads sync 2 beside sync 1; returns only after sync 1 completed too */
+  CHECK(synced_by[1][0] == 2 && sync_done[2] && sync_done[1]);
+  CHECK(amber_msync_durable(1) && amber_msync_durable(2));
+  pthread_join(th, NULL);
+  CHECK(nsyncs == 2 && overlap_ranges[1] == 1 && overlap_ranges[2] == 1);
+  printf("overlap: ok (2 syncs at once, the later one completed first)\n");
 }
 
 /* ---- detach ---- */
@@ -533,11 +606,13 @@ int main(int argc, char **argv) {
   else if (!strcmp(s, "coalesce")) coalesce();
   else if (!strcmp(s, "gather")) gather();
   else if (!strcmp(s, "order-gather")) order_gather();
+  else if (!strcmp(s, "order-parallel")) order_parallel();
+  else if (!strcmp(s, "overlap")) overlap();
   else if (!strcmp(s, "file-ranges")) file_ranges();
   else if (!strcmp(s, "ranges-safe")) ranges_safe();
   else if (!strcmp(s, "several") && argc > 2) several_ranges(argv[2]);
   else {
-    fprintf(stderr, "usage: msync_group order|group|detach|tickets|coalesce|gather|order-gather|file-ranges|ranges-safe|several FILE\n");
+    fprintf(stderr, "usage: msync_group order|group|detach|tickets|coalesce|gather|order-gather|order-parallel|overlap|file-ranges|ranges-safe|several FILE\n");
     return 2;
   }
   return 0;

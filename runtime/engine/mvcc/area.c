@@ -203,7 +203,7 @@ static void mv_open(struct amber_heap *h) {
   mv.tlog_bytes = amber_opt.mvcc_tlog;
   mv.eager = amber_opt.mvcc_eager;
   mv.elr = amber_opt.mvcc_elr && amber_pm_tickets();
-  mv.elr_commits = mv.elr_conditional = mv.elr_waits = 0;
+  mv.elr_commits = mv.elr_conditional = mv.elr_waits = mv.olog_full_rounds = 0;
   const char *iso = amber_opt.isolation;
   if (!strcmp(iso, "ser") || !iso[0]) mv.default_mode = MV_SER;
   else if (!strcmp(iso, "si")) mv.default_mode = MV_SI;
@@ -357,9 +357,9 @@ static void mv_stats(FILE *f, int json) {
     fprintf(f, ", \"ordinary_conflicts\": %llu, \"ordinary_words_written\": %llu, \"ordinary_quiesce_waits\": %llu",
             (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
     fprintf(f, ", \"early_lock_release\": %d, \"elr_commits\": %llu, \"elr_conditional_commits\": %llu, \"elr_dependency_waits\": %llu, "
-               "\"unacknowledged_dropped\": %llu",
+               "\"unacknowledged_dropped\": %llu, \"olog_full_rounds\": %llu",
             mv.elr, (unsigned long long)mv.elr_commits, (unsigned long long)mv.elr_conditional, (unsigned long long)mv.elr_waits,
-            (unsigned long long)mv.dropped);
+            (unsigned long long)mv.dropped, (unsigned long long)__atomic_load_n(&mv.olog_full_rounds, __ATOMIC_RELAXED));
     return;
   }
   fprintf(f, "  olog               %llu bytes (%.1f per update txn); operational records %llu; records recycled %llu; replayed at open %llu (recovery %.3f s)\n",
@@ -371,9 +371,10 @@ static void mv_stats(FILE *f, int json) {
             mv.elr ? "on" : "off", (unsigned long long)mv.elr_commits, (unsigned long long)mv.elr_conditional,
             (unsigned long long)mv.elr_waits, (unsigned long long)mv.dropped);
   fprintf(f, "  clog               checkpoint rounds %llu; entries %llu (%llu live now, %llu bytes each); written back to the master %llu; "
-             "invariant checks %llu\n",
+             "invariant checks %llu; rounds started in a commit (its OLog ring full) %llu\n",
           (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)live, (unsigned long long)mv.clog_entry,
-          (unsigned long long)drained, (unsigned long long)mv_checks_run());
+          (unsigned long long)drained, (unsigned long long)mv_checks_run(),
+          (unsigned long long)__atomic_load_n(&mv.olog_full_rounds, __ATOMIC_RELAXED));
   fprintf(f, "  mvcc               block %llu B; TLog copies freed %llu; blocks written back %llu; detector grace periods %llu; "
              "threads %llu; irrevocable transactions %llu\n",
           (unsigned long long)mv.block, (unsigned long long)freed, (unsigned long long)drained, (unsigned long long)gp,

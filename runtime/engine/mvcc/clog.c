@@ -284,6 +284,17 @@ static void drain(struct mv_thread *m, int all) {
   uint64_t i = drained_to;
   for (; i < head; i++) {
     const struct mv_ckpt *e = entry(i);
+    if (i + 8 < head) { /* the table's slot and the master ahead; the CLog is read in order */
+      uint64_t b = entry(i + 8)->blk;
+      if (b < mv.nblocks) {
+        __builtin_prefetch(&mv.table[b]);
+        if (all) __builtin_prefetch(mv.base + (b << mv.shift), 1);
+      }
+    }
+    if (i + 4 < head) {
+      uint64_t b = entry(i + 4)->blk;
+      if (b < mv.nblocks) __builtin_prefetch(mv_ctl_of(b));
+    }
     struct mv_ctl *ctl = mv_ctl_of(e->blk);
     const char *data = (const char *)(e + 1);
     if (!ctl || __atomic_load_n(&ctl->ckpt, __ATOMIC_ACQUIRE) != data) continue; /* superseded */
@@ -333,6 +344,17 @@ static struct mv_copy *detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t 
   return v;
 }
 
+/* A round's passes over work[] miss the cache on each control header and
+ * its newest version (a round takes thousands of blocks, written by other
+ * threads since the last one): fetch the header MV_PREFETCH blocks ahead
+ * and its chain's head half as far ahead, so the misses overlap. */
+#define MV_PREFETCH 8
+
+static void prefetch_ahead(size_t k, size_t n) {
+  if (k + MV_PREFETCH < n) __builtin_prefetch(work[k + MV_PREFETCH], 1);
+  if (k + MV_PREFETCH / 2 < n) __builtin_prefetch(__atomic_load_n(&work[k + MV_PREFETCH / 2]->head, __ATOMIC_RELAXED));
+}
+
 static void work_push(size_t *n, struct mv_ctl *c) {
   work = room_for(work, &capwork, *n, sizeof *work);
   work[(*n)++] = c;
@@ -353,8 +375,10 @@ static int cmp_u64(const void *a, const void *b) {
 
 static void repush(size_t n) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  for (size_t k = 0; k < n; k++)
+  for (size_t k = 0; k < n; k++) {
+    if (k + MV_PREFETCH < n) __builtin_prefetch(work[k + MV_PREFETCH]);
     if (__atomic_load_n(&work[k]->head, __ATOMIC_ACQUIRE)) mv_dirty(work[k]);
+  }
 }
 
 static int round_locked(struct mv_thread *m) {
@@ -367,19 +391,31 @@ static int round_locked(struct mv_thread *m) {
   /* Every block written since its last checkpoint; clear the flags before
    * reading the chains (a commit that links afterwards pushes again). */
   size_t n = 0;
-  for (struct mv_ctl *d = __atomic_exchange_n(&dirty_head, NULL, __ATOMIC_ACQ_REL); d; d = d->next_dirty) work_push(&n, d);
-  for (size_t k = 0; k < n; k++) __atomic_store_n(&work[k]->dirty, 0, __ATOMIC_SEQ_CST);
+  for (struct mv_ctl *d = __atomic_exchange_n(&dirty_head, NULL, __ATOMIC_ACQ_REL), *next; d; d = next) {
+    /* In the same walk (one cache miss per header, not two): `next` first,
+     * since once the flag is clear a commit may push d again, rewriting it. */
+    next = d->next_dirty;
+    work_push(&n, d);
+    __atomic_store_n(&d->dirty, 0, __ATOMIC_SEQ_CST);
+  }
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   /* Blocks that need an entry: a version below c newer than their last
-   * checkpoint; `first` is the oldest such version's cts. */
-  size_t need = 0;
-  for (size_t k = 0; k < n; k++) {
-    struct mv_ctl *ctl = work[k];
-    uint64_t f = 0;
-    for (struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); v && v->cts > ctl->ckpt_ts;
-         v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE))
-      if (v->cts < c) f = v->cts;
-    if (f) firsts_push(need++, f);
+   * checkpoint; `first` is the oldest such version's cts.  At most n: only
+   * counted (one more walk of every chain, cache misses on each) when the
+   * CLog may not hold n more entries; else `need` stays the bound n, which
+   * decides the same below (room() >= n >= the count). */
+  size_t need = n;
+  if (room() < n) {
+    need = 0;
+    for (size_t k = 0; k < n; k++) {
+      struct mv_ctl *ctl = work[k];
+      uint64_t f = 0;
+      prefetch_ahead(k, n);
+      for (struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); v && v->cts > ctl->ckpt_ts;
+           v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE))
+        if (v->cts < c) f = v->cts;
+      if (f) firsts_push(need++, f);
+    }
   }
   uint64_t used = head - tail;
   if (used > mv.clog_n / 4 * 3 || room() < need) drain(m, 1);
@@ -400,6 +436,7 @@ static int round_locked(struct mv_thread *m) {
   size_t nd = 0;
   for (size_t k = 0; k < n; k++) {
     struct mv_ctl *ctl = work[k];
+    prefetch_ahead(k, n);
     struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
     while (v && v->cts >= c) v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
     if (!v || v->cts <= ctl->ckpt_ts) continue; /* nothing older than c', or already checkpointed */
@@ -418,6 +455,7 @@ static int round_locked(struct mv_thread *m) {
     __atomic_store_n(&done[k].ctl->ckpt, done[k].data, __ATOMIC_RELEASE);
   }
   for (size_t k = 0; k < n; k++) {
+    prefetch_ahead(k, n);
     struct mv_copy *v = detach(m, work[k], c);
     while (v) {
       /* Read `older` first: once flagged, the owner may free the copy. */

@@ -224,6 +224,7 @@ struct mv_global {
   uint64_t dropped;    /* records recovery dropped at this open: a conditional dependency was missing (never acknowledged) */
   int elr;             /* early lock release: the backend defers fences (amber_pm_tickets) */
   uint64_t elr_commits, elr_conditional, elr_waits; /* statistics (atomic, relaxed) */
+  uint64_t olog_full_rounds; /* statistics: rounds a commit ran because its OLog ring was full (atomic, relaxed) */
   double recovery_seconds; /* how long that recovery took */
   /* The CLog and checkpoint rounds (clog.c). */
   uint64_t clog_off;   /* the CLog slot in the engine area */
@@ -397,6 +398,10 @@ const struct mv_rec *mv_rec_at(uint32_t ring, uint64_t *ppos, uint64_t seq);
 uint64_t mv_rec_size(struct mv_thread *m);
 /* 1: room for an n-byte record now; 0: not yet (retry later); -1: never. */
 int mv_olog_reserve(struct mv_thread *m, uint64_t n);
+/* The ring past its high-water mark; then, between transactions, recycle
+ * and if need be run a checkpoint round (plog.c). */
+int mv_olog_high(const struct mv_thread *m);
+void mv_olog_make_room(struct mv_thread *m);
 uint64_t mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin, int defer);
 void mv_writer_note(uint32_t ring, uint64_t identity, uint64_t boundary, const char *path);
 /* The ring's writer note, or NULL when it has none (or a torn one). */

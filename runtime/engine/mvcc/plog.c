@@ -190,11 +190,32 @@ void mv_olog_recycle(struct mv_thread *m) {
   m->oseq_tail = s;
 }
 
+/* The ring past its high-water mark (three quarters of its bytes or of its
+ * record queue): checked at every begin (mv_begin). */
+int mv_olog_high(const struct mv_thread *m) {
+  return m->ohead - m->otail > mv.olog_bytes / 4 * 3 || m->oq_head - m->oq_tail > mv_oq_n() / 4 * 3;
+}
+
+/* Between two transactions of m, its ring past the high-water mark: recycle
+ * what the durable boundary allows, and when that is not enough, a
+ * checkpoint round now (unless another thread runs one: then it moves the
+ * boundary), so that a commit seldom finds its ring full and runs the round
+ * itself, holding its blocks' locks (other threads wait on them) while it
+ * runs.  Nothing a commit relies on changes: the round and the recycling
+ * are the ones mv_olog_reserve runs, at a point where m holds no version
+ * and no lock. */
+void mv_olog_make_room(struct mv_thread *m) {
+  mv_olog_recycle(m);
+  if (!mv_olog_high(m)) return;
+  if (mv_checkpoint(m, 0)) mv_olog_recycle(m);
+}
+
 int mv_olog_reserve(struct mv_thread *m, uint64_t n) {
   if (n + sizeof(struct mv_rec) > mv.olog_bytes) return -1;
   if (m->oq_head - m->oq_tail >= mv_oq_n() - 1 || !room(m, n)) {
     mv_olog_recycle(m);
     if (m->oq_head - m->oq_tail >= mv_oq_n() - 1 || !room(m, n)) {
+      __atomic_add_fetch(&mv.olog_full_rounds, 1, __ATOMIC_RELAXED);
       mv_checkpoint(m, 0);
       mv_olog_recycle(m);
     }

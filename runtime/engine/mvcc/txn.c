@@ -129,6 +129,7 @@ void mv_begin(struct amber_thread *t) {
   struct mv_thread *m = mv_thread_of(t);
   uint64_t used = m->head - m->tail;
   if (used > m->nslots / 2) mv_reclaim(m, used > m->nslots / 4 * 3);
+  if (mv_olog_high(m)) mv_olog_make_room(m);
   /* Atomic: another thread's lock_block reads it.  Relaxed: it is stored
    * before the cell's release store below, and lock_block reads it after
    * an acquire load of the cell, so with this transaction's cell it sees
