@@ -378,6 +378,8 @@ void Instrumenter::makeDirectState() {
 //     if (off < heap_size - (N - 1) && in one block) {
 //       c = table[off >> shift];
 //       if (!c) src = p + heap_delta;                           // the master
+//       else if (c->lock && !(c->lock & 1) && c->lock->owner == self)
+//         src = c->lock->data + in;     // this transaction's own pending copy
 //       else if (c->lock) goto slow;
 //       else if (!c->head) src = c->ckpt ? c->ckpt + in : p + heap_delta;
 //       else if (c->head->owner == self && c->head->cts < settled)
@@ -430,6 +432,9 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   BasicBlock *MvCheck = NewBB("amber.load.mv");
   BasicBlock *MvCtl = NewBB("amber.load.ctl");
   BasicBlock *MvCtl2 = NewBB("amber.load.unlocked");
+  BasicBlock *MvLocked = NewBB("amber.load.locked");
+  BasicBlock *MvOwnChk = NewBB("amber.load.ownchk");
+  BasicBlock *MvOwn = NewBB("amber.load.own");
   BasicBlock *MvCkpt = NewBB("amber.load.ckpt");
   BasicBlock *MvHead = NewBB("amber.load.head");
   BasicBlock *MvVer = NewBB("amber.load.version");
@@ -479,13 +484,15 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
       B.CreateSub(B.CreatePtrToInt(Addr, SizeT), HeapBase, "amber.off");
   Value *MLim = B.CreateSub(HeapSize, ConstantInt::get(SizeT, N - 1));
   Value *Ok = B.CreateICmpULT(MOff, MLim);
-  if (N > 1) {
-    Value *Last = B.CreateAdd(MOff, ConstantInt::get(SizeT, N - 1));
-    Value *Cross = B.CreateLShr(B.CreateXor(MOff, Last), Shift);
-    Ok = B.CreateAnd(Ok, B.CreateICmpEQ(Cross, ConstantInt::get(SizeT, 0)));
-  }
   Value *Blk = B.CreateLShr(MOff, Shift, "amber.blk");
   Value *In = B.CreateAnd(MOff, Mask, "amber.in");
+  // In one block: in + N - 1 <= mask (in is below the block size, at most
+  // 4096, so the sum does not wrap); the same test as (off ^ (off + N - 1))
+  // >> shift == 0, with in, which the loads below need anyway.
+  if (N > 1)
+    Ok = B.CreateAnd(
+        Ok, B.CreateICmpULE(B.CreateAdd(In, ConstantInt::get(SizeT, N - 1)),
+                            Mask));
   BasicBlock *MvEntry = NewBB("amber.load.entry");
   BasicBlock *MvOrdTest = Whole ? Slow : NewBB("amber.load.ordtest");
   B.CreateCondBr(Ok, MvEntry, MvOrdTest);
@@ -512,7 +519,26 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
       Word(Ptr, Ctl, AMBER_MV_CTL_HEAD, AtomicOrdering::Acquire, "amber.vhead");
   Value *Ckpt =
       Word(Ptr, Ctl, AMBER_MV_CTL_CKPT, AtomicOrdering::Acquire, "amber.ckpt");
-  B.CreateCondBr(B.CreateIsNull(Lock), MvCtl2, Slow);
+  B.CreateCondBr(B.CreateIsNull(Lock), MvCtl2, MvLocked);
+
+  // Locked by this transaction: the lock word is its pending copy (even, a
+  // copy whose owner is self), written by this thread alone; resolve()
+  // returns that copy's data first (engine/mvcc/txn.c).
+  B.SetInsertPoint(MvLocked);
+  B.CreateCondBr(B.CreateICmpEQ(B.CreateAnd(Lock, ConstantInt::get(I64, 1)),
+                                ConstantInt::get(I64, 0)),
+                 MvOwnChk, Slow);
+  B.SetInsertPoint(MvOwnChk);
+  Value *LockCopy = B.CreateIntToPtr(Lock, Ptr, "amber.lockcopy");
+  Value *LockOwner = Word(Ptr, LockCopy, AMBER_MV_COPY_OWNER,
+                          AtomicOrdering::NotAtomic, "amber.lockowner");
+  B.CreateCondBr(B.CreateICmpEQ(LockOwner, Self), MvOwn, Slow);
+  B.SetInsertPoint(MvOwn);
+  Value *FromOwn = B.CreateGEP(
+      B.getInt8Ty(),
+      B.CreateConstGEP1_64(B.getInt8Ty(), LockCopy, AMBER_MV_COPY_DATA), In,
+      "amber.own_data");
+  B.CreateBr(MvSrc);
 
   B.SetInsertPoint(MvCtl2);
   B.CreateCondBr(B.CreateIsNull(VHead), MvCkpt, MvHead);
@@ -540,10 +566,11 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   B.CreateBr(MvSrc);
 
   B.SetInsertPoint(MvSrc);
-  PHINode *Src = B.CreatePHI(Ptr, 3, "amber.src");
+  PHINode *Src = B.CreatePHI(Ptr, 4, "amber.src");
   Src->addIncoming(MAlias, MvEntry);
   Src->addIncoming(FromCkpt, MvCkpt);
   Src->addIncoming(FromVer, MvVer);
+  Src->addIncoming(FromOwn, MvOwn);
   B.CreateCondBr(Track, MvLog, MvRead);
 
   // Serializable and linearizable: Item (a block, or an ordinary memory

@@ -214,7 +214,10 @@ extern uintptr_t __amber_heap_size;
  *         c == NULL: the master, the N bytes at p + __amber_heap_delta;
  *         else lock, head, ckpt: the words at c + AMBER_MV_CTL_LOCK
  *         (seq_cst), c + AMBER_MV_CTL_HEAD (acquire), c + AMBER_MV_CTL_CKPT
- *         (acquire), read in that order; lock != 0: the callback;
+ *         (acquire), read in that order; lock != 0, even, and its
+ *         word at AMBER_MV_COPY_OWNER == self (the lock is this
+ *         transaction's own pending copy): the N bytes at
+ *         lock + AMBER_MV_COPY_DATA + in; any other lock != 0: the callback;
  *         head == NULL: the N bytes at ckpt + in, or the master when ckpt
  *         is NULL;
  *         head's words at AMBER_MV_COPY_OWNER == self and at

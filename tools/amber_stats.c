@@ -544,7 +544,7 @@ static void human_rate(double bps, char *buf, size_t len) {
 
 /* One --watch line: the rates between snapshots a and b. */
 static void watch_line(const struct jp *a, const struct jp *b, double secs, uint64_t real_ns, int json, const char *text) {
-  static const char *const reason[] = {"conflict", "validation", "future", "capacity", "upgrade", "irrevocable", "retry", "cancel"};
+  static const char *const reason[] = {"conflict", "validation", "future", "capacity", "upgrade", "irrevocable", "retry", "cancel", "readlog"};
   double d_upd = row_num(b, "tx.update_commits") - row_num(a, "tx.update_commits");
   double commits = (row_num(b, "tx.commits") - row_num(a, "tx.commits")) / secs;
   double aborts = (row_num(b, "tx.aborts") - row_num(a, "tx.aborts")) / secs;

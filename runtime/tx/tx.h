@@ -24,6 +24,7 @@ enum amber_abort_reason {
   AMBER_ABORT_IRREVOCABLE, /* it calls code amber could not instrument: it restarts alone (mvcc) */
   AMBER_ABORT_RETRY,      /* the region called amber_retry() */
   AMBER_ABORT_CANCEL,     /* the region called amber_cancel() */
+  AMBER_ABORT_READLOG,    /* mvcc SER/LIN: a region that ran without its read log (never seen writing) wrote */
   AMBER_ABORT_NREASONS
 };
 
@@ -207,10 +208,15 @@ const char *amber_tx_undo_call(const struct amber_thread *t);
  * check_desc before CHECKED).  CHECKED: its descriptor was validated
  * (entry/run.c).  IRREVOCABLE: it
  * called code amber could not instrument at run time (an engine may start
- * it irrevocable from then on). */
+ * it irrevocable from then on).  LOGREADS and READONLY, the mvcc
+ * engine's (engine/mvcc/txn.c, mv_begin): it wrote, so its SER and LIN
+ * transactions log what they read from the start; it committed without
+ * writing, so until it writes they need not. */
 #define AMBER_HINT_WRITER 0x1u
 #define AMBER_HINT_CHECKED 0x2u
 #define AMBER_HINT_IRREVOCABLE 0x8u
+#define AMBER_HINT_LOGREADS 0x10u
+#define AMBER_HINT_READONLY 0x20u
 
 /* The region wants to start as a writer: irrevocable or persistent, or it
  * wrote before (its hint). */

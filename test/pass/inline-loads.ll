@@ -75,23 +75,34 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: %[[MOFF:amber.off[0-9]+]] = sub i64 %{{.*}}, %amber.heap_base
 ; CHECK-NEXT: %[[MLIM:.*]] = sub i64 %amber.heap_size, 3
 ; CHECK-NEXT: %[[MIN:.*]] = icmp ult i64 %[[MOFF]], %[[MLIM]]
-; CHECK-NEXT: %[[LAST:.*]] = add i64 %[[MOFF]], 3
-; CHECK-NEXT: %[[X:.*]] = xor i64 %[[MOFF]], %[[LAST]]
-; CHECK-NEXT: %[[XS:.*]] = lshr i64 %[[X]], %[[SH]]
-; CHECK-NEXT: %[[ONE:.*]] = icmp eq i64 %[[XS]], 0
-; CHECK-NEXT: %[[OK:.*]] = and i1 %[[MIN]], %[[ONE]]
 ; CHECK-NEXT: %amber.blk = lshr i64 %[[MOFF]], %[[SH]]
 ; CHECK-NEXT: %amber.in = and i64 %[[MOFF]], %amber.block_mask
+; CHECK-NEXT: %[[LAST:.*]] = add i64 %amber.in, 3
+; CHECK-NEXT: %[[ONE:.*]] = icmp ule i64 %[[LAST]], %amber.block_mask
+; CHECK-NEXT: %[[OK:.*]] = and i1 %[[MIN]], %[[ONE]]
 ; CHECK-NEXT: br i1 %[[OK]], label %amber.load.entry, label %amber.load.ordtest
 ; CHECK: amber.load.ctl:
 ; CHECK: %amber.lock = load atomic i64, ptr %{{.*}} seq_cst, align 8
 ; CHECK: %amber.vhead = load atomic ptr, ptr %{{.*}} acquire, align 8
 ; CHECK: %amber.ckpt = load atomic ptr, ptr %{{.*}} acquire, align 8
 ; CHECK-NEXT: %[[UNL:.*]] = icmp eq i64 %amber.lock, 0
-; CHECK-NEXT: br i1 %[[UNL]], label %amber.load.unlocked, label %amber.load.slow
+; CHECK-NEXT: br i1 %[[UNL]], label %amber.load.unlocked, label %amber.load.locked
 ; CHECK: amber.load.unlocked:
 ; CHECK-NEXT: %[[NOH:.*]] = icmp eq ptr %amber.vhead, null
 ; CHECK-NEXT: br i1 %[[NOH]], label %amber.load.ckpt, label %amber.load.head
+; CHECK: amber.load.locked:
+; CHECK-NEXT: %[[ODD:.*]] = and i64 %amber.lock, 1
+; CHECK-NEXT: %[[EVEN:.*]] = icmp eq i64 %[[ODD]], 0
+; CHECK-NEXT: br i1 %[[EVEN]], label %amber.load.ownchk, label %amber.load.slow
+; CHECK: amber.load.ownchk:
+; CHECK-NEXT: %amber.lockcopy = inttoptr i64 %amber.lock to ptr
+; CHECK-NEXT: %[[LO:.*]] = getelementptr i8, ptr %amber.lockcopy, i64 24
+; CHECK-NEXT: %amber.lockowner = load ptr, ptr %[[LO]], align 8
+; CHECK-NEXT: %[[OWN:.*]] = icmp eq ptr %amber.lockowner, %amber.self
+; CHECK-NEXT: br i1 %[[OWN]], label %amber.load.own, label %amber.load.slow
+; CHECK: amber.load.own:
+; CHECK-NEXT: %[[OD:.*]] = getelementptr i8, ptr %amber.lockcopy, i64 64
+; CHECK-NEXT: %amber.own_data = getelementptr i8, ptr %[[OD]], i64 %amber.in
 ; CHECK: amber.load.ckpt:
 ; CHECK-NEXT: %[[NOC:.*]] = icmp eq ptr %amber.ckpt, null
 ; CHECK-NEXT: %amber.ckpt_data = getelementptr i8, ptr %amber.ckpt, i64 %amber.in
@@ -107,7 +118,7 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK-NEXT: %[[VD:.*]] = getelementptr i8, ptr %amber.vhead, i64 64
 ; CHECK-NEXT: %amber.version_data = getelementptr i8, ptr %[[VD]], i64 %amber.in
 ; CHECK: amber.load.src:
-; CHECK-NEXT: %amber.src = phi ptr [ %amber.master, %amber.load.entry ], [ %[[FC]], %amber.load.ckpt ], [ %amber.version_data, %amber.load.version ]
+; CHECK-NEXT: %amber.src = phi ptr [ %amber.master, %amber.load.entry ], [ %[[FC]], %amber.load.ckpt ], [ %amber.version_data, %amber.load.version ], [ %amber.own_data, %amber.load.own ]
 ; CHECK-NEXT: br i1 %[[TR]], label %amber.load.log, label %amber.load.read
 ; CHECK: amber.load.log:
 ; CHECK: %amber.rn = load i64

@@ -29,6 +29,7 @@
 
 #include "amber_interface.h"
 #include "ordo/ordo.h"
+#include "tx/tx.h"
 
 struct amber_heap;
 struct amber_thread;
@@ -137,6 +138,9 @@ struct mv_thread {
   uint64_t dfr_wait, own_ticket, own_cts;
   int mode;                     /* enum mv_mode */
   int in_tx;
+  /* SER and LIN: the running transaction logs what it reads (rd.log,
+   * rd.vlog), for its validation should it write (mv_begin). */
+  int track;
   /* The pass's inline loads (amber_interface.h, ABI 5): mode, shift,
    * table, self and settled set at begin; the read set (block indexes, SER
    * and LIN) is rd.log[0 .. rd.n), appended to by the inline loads too. */
@@ -549,7 +553,15 @@ void mv_debug_view(struct amber_thread *t, void (*fn)(uint64_t off, const void *
 void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx);
 
 /* tlog.c */
-struct mv_thread *mv_thread_of(struct amber_thread *t);
+/* The thread's state, made at its first transaction (mv_thread_new).
+ * Inline: every begin, load, store and commit asks for it, and the call
+ * with the new state's frame cost 20 instructions each time (issue 19). */
+struct mv_thread *mv_thread_new(struct amber_thread *t);
+static inline struct mv_thread *mv_thread_of(struct amber_thread *t) {
+  struct mv_thread *m = t->engine_data;
+  if (__builtin_expect(m != NULL, 1)) return m;
+  return mv_thread_new(t);
+}
 static inline struct mv_copy *mv_slot(struct mv_thread *m, uint64_t pos) {
   return (struct mv_copy *)(m->ring + (pos % m->nslots) * m->slot_size);
 }

@@ -37,10 +37,8 @@ struct mv_global mv;
 /* LeakSanitizer's, when the program runs under it (weak: absent otherwise). */
 extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
 
-struct mv_thread *mv_thread_of(struct amber_thread *t) {
-  struct mv_thread *m = t->engine_data;
-  if (__builtin_expect(m != NULL, 1)) return m;
-  m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+__attribute__((noinline, cold)) struct mv_thread *mv_thread_new(struct amber_thread *t) {
+  struct mv_thread *m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) amber_fatal("mvcc: out of memory for thread state");
   /* The state is never freed and points to malloc'd buffers (read sets,
    * the ordinary-memory sets): LeakSanitizer scans no mmap'd memory, so
@@ -71,6 +69,10 @@ struct mv_thread *mv_thread_of(struct amber_thread *t) {
   if (amber_op_capturing() && amber_op_identity()) mv_writer_note(m->ring_id, amber_op_identity(), amber_ordo_boundary(), amber_op_program());
   m->oseq_head = m->oseq_tail;
   m->rng = 0x9E3779B97F4A7C15ull * (t->index + 1);
+  /* The inline loads' constants (txn.c, inline_reads_begin sets the rest
+   * at each begin): the state's owner and the process's lock table. */
+  m->rd.self = m;
+  m->rd.vtab = mv_vtable(&m->rd.vmask);
   struct mv_thread *h = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE);
   do m->next = h;
   while (!__atomic_compare_exchange_n(&mv.threads, &h, m, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));

@@ -50,7 +50,7 @@ static void publish_end(struct mv_thread *m) {
   __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_RELEASE); /* even */
 }
 
-static void publish_start(struct mv_thread *m, int wait_boundary) {
+static inline __attribute__((always_inline)) void publish_start(struct mv_thread *m, int wait_boundary) {
   int waited = 0;
   for (;;) {
     /* While an irrevocable transaction runs, wait before publishing
@@ -103,12 +103,12 @@ static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m
   uint64_t b = amber_ordo_boundary();
   m->rd.shift = mv.shift;
   m->rd.table = (void *const *)mv.table;
-  m->rd.self = m;
+  /* rd.self, rd.vtab and rd.vmask never change: set once (tlog.c,
+   * mv_thread_new). */
   m->rd.settled = m->local > b ? m->local - b : 0;
   /* Ordinary words: a version v with v + 2 boundaries < local-ts is
    * certainly older (V2), and the wait before return it would ask for
    * (maxseen) is over already: local-ts itself is past it. */
-  m->rd.vtab = mv_vtable(&m->rd.vmask);
   m->rd.vsettled = m->local > 2 * b ? (m->local - 2 * b) << 1 : 0;
   /* An operational record captures what the region reads of ordinary
    * memory (entry/access.c): those loads take the callback.  (t->op is set
@@ -116,8 +116,8 @@ static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m
    * stop later, amber_op_giveup.) */
   if (t->op >= AMBER_OP_CAPTURE) m->rd.vsettled = 0;
   m->rd.mode = m->mode == MV_LATEST || m->solo ? AMBER_READS_CALL
-               : m->mode == MV_SI             ? AMBER_READS_MVCC
-                                              : AMBER_READS_MVCC_LOG;
+               : m->track                     ? AMBER_READS_MVCC_LOG
+                                              : AMBER_READS_MVCC;
 }
 
 const struct __amber_reads *mv_inline_reads(struct amber_thread *t) {
@@ -150,6 +150,23 @@ void mv_begin(struct amber_thread *t) {
     m->want_solo = 0;
     mv_solo_enter(m);
   }
+  /* SER and LIN log what the transaction reads, for the validation at an
+   * update's commit; a read-only commit validates nothing (mv_commit).  So
+   * a region that committed without writing (AMBER_HINT_READONLY) and never
+   * wrote (AMBER_HINT_LOGREADS) reads without the log (the inline loads as
+   * under SI): one that writes after all restarts at its commit
+   * (AMBER_ABORT_READLOG), before anything of it is published, and logs
+   * from then on.  A region's first run logs (it may write: no restart
+   * then).  What it reads is the same snapshot either way; only the
+   * validation needs the log.  Logged always: amber's own transactions,
+   * lock-delimited sections (no descriptor: they never restart), replay,
+   * and a region that starts as a writer (t->writer: its descriptor or an
+   * upgrade says so; an irrevocable call upgrades first).
+   * docs/engines/mvcc.md, "Read logs". */
+  m->track = (m->mode == MV_SER || m->mode == MV_LIN) &&
+             (!t->desc || t->writer || t->op == AMBER_OP_REPLAY ||
+              (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) !=
+                  AMBER_HINT_READONLY);
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
   publish_start(m, m->solo);
   if (m->solo) mv_solo_started(m);
@@ -344,7 +361,7 @@ void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n) {
     return;
   }
   check_doomed(t, m);
-  int track = m->mode == MV_SER || m->mode == MV_LIN;
+  int track = m->track;
   while (n) {
     uint64_t blk, in;
     size_t k = mv_piece(p, n, &blk, &in);
@@ -559,7 +576,7 @@ static uint64_t to_committing(struct amber_thread *t, struct mv_thread *m) {
 /* SER and LIN: what the transaction read, blocks and ordinary words, still
  * holds at commit ts cts; else it restarts. */
 static void validate_reads(struct amber_thread *t, struct mv_thread *m, uint64_t cts) {
-  if ((m->mode == MV_SER || m->mode == MV_LIN) && !(validate(m, cts) && mv_vvalidate(m)))
+  if (m->track && !(validate(m, cts) && mv_vvalidate(m)))
     mv_restart(t, m, AMBER_ABORT_VALIDATION, 1);
 }
 
@@ -579,9 +596,8 @@ static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
   wait_return(cts);
 }
 
-void mv_commit(struct amber_thread *t) {
-  struct mv_thread *m = mv_thread_of(t);
-  if (!m->in_tx) return;
+/* The commit of a transaction that wrote, or runs alone (mv_commit). */
+static __attribute__((noinline)) void commit_update(struct amber_thread *t, struct mv_thread *m) {
   if (__builtin_expect(m->solo, 0)) {
     mv_solo_commit(m);
     end_tx(m);
@@ -589,13 +605,16 @@ void mv_commit(struct amber_thread *t) {
     m->retries = 0;
     return;
   }
-  if (m->head == m->txstart && !m->nvw) { /* read-only: nothing shared was written */
-    settle_cdeps(t, m);
-    end_tx(m);
-    m->retries = 0;
-    wait_return(m->maxseen);
-    return;
+  /* It wrote, but did not log its reads (mv_begin): run it again with the
+   * log.  Nothing of it is published yet; mv_abort releases its locks. */
+  if (__builtin_expect(!m->track && (m->mode == MV_SER || m->mode == MV_LIN), 0)) {
+    __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
+    amber_tx_restart(t, AMBER_ABORT_READLOG);
   }
+  /* A region that writes logs its reads from now on, even after it
+   * commits without writing (mv_begin). */
+  if (m->track && t->desc && !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS))
+    __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
   if (m->head == m->txstart) {
     commit_ordinary(t, m);
     return;
@@ -711,6 +730,25 @@ void mv_commit(struct amber_thread *t) {
   if (vw) mv_vquiesce(m, cts);
   if (mv.eager) eager_writeback(m, cts);
   wait_return(cts);
+}
+
+void mv_commit(struct amber_thread *t) {
+  struct mv_thread *m = mv_thread_of(t);
+  if (!m->in_tx) return;
+  /* Read-only (nothing shared was written), not alone: the common commit,
+   * in a small frame (commit_update's holds its messages' buffers). */
+  if (__builtin_expect(!m->solo && m->head == m->txstart && !m->nvw, 1)) {
+    /* Its region may read without the log from now on (mv_begin). */
+    if (m->track && t->desc &&
+        !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)))
+      __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_READONLY, __ATOMIC_RELAXED);
+    settle_cdeps(t, m);
+    end_tx(m);
+    m->retries = 0;
+    wait_return(m->maxseen);
+    return;
+  }
+  commit_update(t, m);
 }
 
 void mv_abort(struct amber_thread *t) {

@@ -94,11 +94,46 @@ static void grow(void **p, size_t *cap, size_t elem) {
   *cap = n;
 }
 
+/* Whole aligned words whose lock-table word is even and below rd.vsettled
+ * (the pass's inline check, above, one word at a time): V2 holds, and
+ * check_version would pass and change nothing (maxseen: the version is
+ * older than local-ts by two boundaries).  So a vectorised load of the
+ * program's (the pass's __amber_loadn, up to 64 bytes) costs a few
+ * instructions a word, not the general loop's 60 (issue 19).  Returns how
+ * many bytes it read; the general loop does the rest from there (a held,
+ * young or changing word, a partial word).  rd.vsettled is 0 while an
+ * operational record captures the region's inputs: nothing here then. */
+static inline size_t vread_settled(struct mv_thread *m, const char *p, char *d, size_t n, int track) {
+  uint64_t settled = m->rd.vsettled;
+  size_t i = 0;
+  if ((uintptr_t)p & 7) return 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t *w = word_of(p + i);
+    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    if ((v & 1) || v >= settled) break;
+    uint64_t x = __atomic_load_n((const uint64_t *)(const void *)(p + i), __ATOMIC_RELAXED);
+    /* The bytes are the version's only if the word did not change meanwhile
+     * (a writer takes the word before it stores), as below. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(w, __ATOMIC_RELAXED) != v) break;
+    memcpy(d + i, &x, 8);
+    if (track && (!m->rd.vn || m->rd.vlog[m->rd.vn - 1] != w)) {
+      if (m->rd.vn == m->rd.vcap) break; /* the general loop grows the log and reads this word again */
+      m->rd.vlog[m->rd.vn++] = w;
+    }
+  }
+  return i;
+}
+
 void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
   struct mv_thread *m = t->engine_data;
   const char *p = addr;
   char *d = dst;
-  int track = m->mode == MV_SER || m->mode == MV_LIN;
+  int track = m->track; /* SER and LIN, logging (txn.c, mv_begin) */
+  size_t done = vread_settled(m, p, d, n, track);
+  p += done;
+  d += done;
+  n -= done;
   while (n) {
     size_t k = 8 - ((uintptr_t)p & 7);
     if (k > n) k = n;
