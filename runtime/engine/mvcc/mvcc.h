@@ -348,6 +348,11 @@ struct mv_range {       /* followed by len bytes, padded to 8 */
 /* Entries of a thread's record queue: one per record the ring can hold
  * (every record is at least a header long), so only bytes limit the ring. */
 static inline uint64_t mv_oq_n(void) { return mv.olog_bytes / sizeof(struct mv_rec) + 1; }
+/* The ring past its high-water mark (three quarters of its bytes or of its
+ * record queue): checked at every begin (mv_begin), so inline. */
+static inline int mv_olog_high(const struct mv_thread *m) {
+  return m->ohead - m->otail > mv.olog_bytes / 4 * 3 || m->oq_head - m->oq_tail > mv_oq_n() / 4 * 3;
+}
 
 /* A spin that waits for another thread (a committing owner, a reader):
  * pause, then yield now and then. */
@@ -400,7 +405,6 @@ uint64_t mv_rec_size(struct mv_thread *m);
 int mv_olog_reserve(struct mv_thread *m, uint64_t n);
 /* The ring past its high-water mark; then, between transactions, recycle
  * and if need be run a checkpoint round (plog.c). */
-int mv_olog_high(const struct mv_thread *m);
 void mv_olog_make_room(struct mv_thread *m);
 uint64_t mv_olog_append(struct mv_thread *m, uint64_t cts, uint64_t n, uint64_t op_id, const char *in, uint32_t nin, int defer);
 void mv_writer_note(uint32_t ring, uint64_t identity, uint64_t boundary, const char *path);

@@ -190,12 +190,6 @@ void mv_olog_recycle(struct mv_thread *m) {
   m->oseq_tail = s;
 }
 
-/* The ring past its high-water mark (three quarters of its bytes or of its
- * record queue): checked at every begin (mv_begin). */
-int mv_olog_high(const struct mv_thread *m) {
-  return m->ohead - m->otail > mv.olog_bytes / 4 * 3 || m->oq_head - m->oq_tail > mv_oq_n() / 4 * 3;
-}
-
 /* Between two transactions of m, its ring past the high-water mark: recycle
  * what the durable boundary allows, and when that is not enough, a
  * checkpoint round now (unless another thread runs one: then it moves the
