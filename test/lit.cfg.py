@@ -224,3 +224,11 @@ _kvserver_features()
 # the benchmark's own tests).
 if os.path.isdir(os.path.join(src, "..", "shared", "stamp", "vacation")):
     config.available_features.add("stamp-sources")
+
+# valgrind (not a bootstrap package): test/run/valgrind.c runs a program
+# built with amber-cc under it; without it that test is UNSUPPORTED.
+import shutil
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
+else:
+    lit_config.note("test/run/valgrind.c is UNSUPPORTED: valgrind is not installed")
