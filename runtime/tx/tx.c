@@ -48,11 +48,8 @@ struct amber_alloc_rec *amber_tx_push_alloc_rec(struct amber_thread *t) {
 }
 
 void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
-  if (!amber_tx_may_abort(t)) return; /* e.g. romulus writers never abort */
+  if (amber_tx_undo_exempt(t, addr)) return;
   uintptr_t a = (uintptr_t)addr;
-  /* Frames below __amber_run die with a restart anyway; restoring them could
-   * overwrite the frames that perform the restart. */
-  if (a >= t->stack_lo && a < t->run_sp) return;
   /* A large block (labyrinth copies its whole grid into a private one in
    * each transaction): its old bytes in one copy, one record, instead of a
    * record per word. */
@@ -80,11 +77,7 @@ void amber_tx_undo_volatile(struct amber_thread *t, void *addr, size_t n) {
   while (t->capundo - t->nundo < need) t->undo = grow(t->undo, &t->capundo, sizeof *t->undo);
   while (n) {
     uint32_t k = n >= 8 ? 8 : (uint32_t)n;
-    struct amber_undo *u = &t->undo[t->nundo++];
-    u->addr = (void *)a;
-    u->size = k;
-    u->old = 0;
-    amber_shared_load(&u->old, (void *)a, k); /* as the store it undoes (base/shared.h) */
+    amber_tx_undo_push(t, (void *)a, k); /* room made above */
     a += k;
     n -= k;
   }

@@ -358,6 +358,26 @@ static inline int amber_tx_may_abort(const struct amber_thread *t) {
   return t->depth && t->fase != AMBER_FASE_OPEN;
 }
 
+/* amber_tx_undo_volatile and amber_tx_vclaim_small share these two: */
+/* A store at addr needs no undo record: the transaction cannot be undone
+ * (e.g. romulus writers never abort), or addr is in a frame below
+ * __amber_run, which dies with a restart anyway (restoring it could
+ * overwrite the frames that perform the restart). */
+static inline __attribute__((always_inline)) int amber_tx_undo_exempt(const struct amber_thread *t,
+                                                                      const void *addr) {
+  uintptr_t a = (uintptr_t)addr;
+  return !amber_tx_may_abort(t) || (a >= t->stack_lo && a < t->run_sp);
+}
+/* One undo record of the k <= 8 bytes at addr, their old content in the
+ * record; the caller has made room for it (t->nundo < t->capundo). */
+static inline __attribute__((always_inline)) void amber_tx_undo_push(struct amber_thread *t, void *addr, size_t k) {
+  struct amber_undo *u = &t->undo[t->nundo++];
+  u->addr = addr;
+  u->size = (uint32_t)k;
+  u->old = 0;
+  amber_shared_load(&u->old, addr, k); /* as the store it undoes (base/shared.h) */
+}
+
 /* amber_tx_vclaim for a store of n <= 8 bytes (a constant where it is
  * inlined), the common case without a call: a begun transaction whose
  * engine guards no volatile writes (romulus), no AMBER_UNISOLATED ranges,
@@ -372,14 +392,8 @@ static inline __attribute__((always_inline)) void amber_tx_vclaim_small(struct a
     amber_tx_vclaim(t, addr, n);
     return;
   }
-  if (!amber_tx_may_abort(t)) return;
-  uintptr_t a = (uintptr_t)addr;
-  if (a >= t->stack_lo && a < t->run_sp) return;
-  struct amber_undo *u = &t->undo[t->nundo++];
-  u->addr = addr;
-  u->size = (uint32_t)n;
-  u->old = 0;
-  amber_shared_load(&u->old, addr, n); /* as the store it undoes (base/shared.h) */
+  if (amber_tx_undo_exempt(t, addr)) return;
+  amber_tx_undo_push(t, addr, n);
 }
 
 #endif
