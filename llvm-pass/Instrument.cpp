@@ -513,6 +513,14 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
       L->setAtomic(O);
     return L;
   };
+  // The loaded bytes' address in a version copy: its data, In bytes into
+  // the block.
+  auto CopyData = [&](Value *Copy, const char *Name) {
+    return B.CreateGEP(
+        B.getInt8Ty(),
+        B.CreateConstGEP1_64(B.getInt8Ty(), Copy, AMBER_MV_COPY_DATA), In,
+        Name);
+  };
   Value *Lock = Word(I64, Ctl, AMBER_MV_CTL_LOCK,
                      AtomicOrdering::SequentiallyConsistent, "amber.lock");
   Value *VHead =
@@ -534,10 +542,7 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
                           AtomicOrdering::NotAtomic, "amber.lockowner");
   B.CreateCondBr(B.CreateICmpEQ(LockOwner, Self), MvOwn, Slow);
   B.SetInsertPoint(MvOwn);
-  Value *FromOwn = B.CreateGEP(
-      B.getInt8Ty(),
-      B.CreateConstGEP1_64(B.getInt8Ty(), LockCopy, AMBER_MV_COPY_DATA), In,
-      "amber.own_data");
+  Value *FromOwn = CopyData(LockCopy, "amber.own_data");
   B.CreateBr(MvSrc);
 
   B.SetInsertPoint(MvCtl2);
@@ -559,10 +564,7 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
                  MvVer, Slow);
 
   B.SetInsertPoint(MvVer);
-  Value *FromVer = B.CreateGEP(
-      B.getInt8Ty(),
-      B.CreateConstGEP1_64(B.getInt8Ty(), VHead, AMBER_MV_COPY_DATA), In,
-      "amber.version_data");
+  Value *FromVer = CopyData(VHead, "amber.version_data");
   B.CreateBr(MvSrc);
 
   B.SetInsertPoint(MvSrc);
