@@ -66,6 +66,8 @@ static void attach(struct amber_heap *h) {
   mv.mts = (uint64_t *)(mv.area + a->mts_off);
   mv.logs_off = a->logs_off;
   mv.olog_bytes = a->olog_bytes;
+  mv.olog_high_bytes = mv.olog_bytes / 4 * 3;
+  mv.olog_high_recs = mv_oq_n() / 4 * 3;
   mv.max_threads = a->max_threads;
   mv_clog_attach();
 }

@@ -218,6 +218,9 @@ struct mv_global {
   uint64_t *mts;       /* master timestamps, one per block */
   uint64_t logs_off;
   uint64_t olog_bytes; /* ring bytes per thread */
+  /* mv_olog_high's high-water marks, set with olog_bytes (area.c, attach):
+   * three quarters of the ring's bytes and of its record queue. */
+  uint64_t olog_high_bytes, olog_high_recs;
   uint32_t max_threads;
   uint32_t next_ring;  /* rings handed out (atomic) */
   uint64_t replayed;   /* records recovery applied at this open */
@@ -349,9 +352,10 @@ struct mv_range {       /* followed by len bytes, padded to 8 */
  * (every record is at least a header long), so only bytes limit the ring. */
 static inline uint64_t mv_oq_n(void) { return mv.olog_bytes / sizeof(struct mv_rec) + 1; }
 /* The ring past its high-water mark (three quarters of its bytes or of its
- * record queue): checked at every begin (mv_begin), so inline. */
+ * record queue): checked at every begin (mv_begin), so inline, and against
+ * marks computed once, at attach (two compares, no division). */
 static inline int mv_olog_high(const struct mv_thread *m) {
-  return m->ohead - m->otail > mv.olog_bytes / 4 * 3 || m->oq_head - m->oq_tail > mv_oq_n() / 4 * 3;
+  return m->ohead - m->otail > mv.olog_high_bytes || m->oq_head - m->oq_tail > mv.olog_high_recs;
 }
 
 /* A spin that waits for another thread (a committing owner, a reader):
