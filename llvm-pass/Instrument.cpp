@@ -26,6 +26,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/Support/AtomicOrdering.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -76,6 +77,8 @@ static cl::opt<bool> ClCodePointers(
 
 STATISTIC(NumLoads, "Number of loads instrumented (sized callback)");
 STATISTIC(NumStores, "Number of stores instrumented (sized callback)");
+STATISTIC(NumOrderedStores, "Number of atomic or volatile stores instrumented "
+                            "(__amber_atomic_storeN)");
 STATISTIC(NumPtrLoads, "Number of pointer loads instrumented (__amber_loadp)");
 STATISTIC(NumPtrStores, "Number of pointer stores instrumented (__amber_storep)");
 STATISTIC(NumInlineLoads, "Number of loads given an inline path (ABI 5)");
@@ -723,17 +726,49 @@ bool Instrumenter::instrumentLoad(LoadInst *LI) {
   return true;
 }
 
+// ABI 7: inside regions and clones a plain store (non-atomic, non-volatile)
+// calls __amber_storeN / __amber_storep, which make it a relaxed store in
+// ordinary memory (a plain mov on x86-64); an atomic or volatile one calls
+// __amber_atomic_storeN / __amber_atomic_storep with its C memory order
+// (the atomic's own; seq_cst for a volatile non-atomic store), so that the
+// program's synchronisation through ordinary memory keeps its order
+// (runtime/base/shared.h).  A volatile vector of 1, 2, 4 or 8 bytes is
+// bitcast to an integer for that.  Outside regions the cold side's
+// __amber_outside_storeN does not tell them apart (it is seq_cst).
+static unsigned storeOrder(const StoreInst *SI) {
+  if (!SI->isAtomic())
+    return static_cast<unsigned>(AtomicOrderingCABI::seq_cst); // volatile
+  return static_cast<unsigned>(toCABI(SI->getOrdering()));
+}
+
 bool Instrumenter::instrumentStore(StoreInst *SI) {
   Value *V = SI->getValueOperand();
   Type *T = V->getType();
   Value *Addr = SI->getPointerOperand();
   IRBuilder<> B(SI);
+  bool Ordered = !Outside && (SI->isAtomic() || SI->isVolatile());
+  unsigned N = sizedBytes(T);
+  if (Ordered && !N && T->isVectorTy() && !T->isPtrOrPtrVectorTy()) {
+    TypeSize Bits = DL.getTypeSizeInBits(T);
+    if (!Bits.isScalable() && DL.getTypeStoreSizeInBits(T) == Bits &&
+        (Bits == 8 || Bits == 16 || Bits == 32 || Bits == 64))
+      N = Bits.getFixedValue() / 8;
+  }
   if (isCodeCarrier(T)) {
     // A code address stored into the heap becomes a handle (__amber_storep).
-    emit(B, "storep", 0, B.getVoidTy(), {Ptr, B.getInt64Ty()},
-         {Addr, B.CreatePtrToInt(V, B.getInt64Ty())}, true);
+    Value *I = B.CreatePtrToInt(V, B.getInt64Ty());
+    if (Ordered)
+      emit(B, "atomic_storep", 0, B.getVoidTy(), {Ptr, B.getInt64Ty(), I32},
+           {Addr, I, ConstantInt::get(I32, storeOrder(SI))}, true);
+    else
+      emit(B, "storep", 0, B.getVoidTy(), {Ptr, B.getInt64Ty()}, {Addr, I},
+           true);
     ++NumPtrStores;
-  } else if (unsigned N = sizedBytes(T)) {
+  } else if (N && Ordered) {
+    emit(B, "atomic_store", N, B.getVoidTy(), {Ptr, B.getIntNTy(N * 8), I32},
+         {Addr, toInt(B, V, N), ConstantInt::get(I32, storeOrder(SI))}, true);
+    ++NumOrderedStores;
+  } else if (N) {
     emit(B, "store", N, B.getVoidTy(), {Ptr, B.getIntNTy(N * 8)},
          {Addr, toInt(B, V, N)}, true);
     ++NumStores;

@@ -15,12 +15,16 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 6 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
+#define AMBER_ABI_VERSION 7 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
                               __amber_loadp / __amber_storep; 4: inline loads in regions
                               (__amber_direct_reads, __amber_heap_delta); 5: __amber_read_state
                               replaces __amber_direct_reads (mvcc's inline shadow-table check);
                               6: clones are called across modules by name (see "Transactional
-                              clones" below), captured without giving up operational records */
+                              clones" below), captured without giving up operational records;
+                              7: __amber_storeN / __amber_storep / __amber_storen are the
+                              program's plain stores only (relaxed in ordinary memory), its
+                              atomic and volatile ones go to __amber_atomic_storeN /
+                              __amber_atomic_storep with their order */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -85,17 +89,33 @@ uint16_t __amber_load2(const void *p);
 uint32_t __amber_load4(const void *p);
 uint64_t __amber_load8(const void *p);
 void __amber_loadn(void *dst, const void *src, size_t n);
+/* The program's plain (non-atomic, non-volatile) stores: in ordinary
+ * memory a relaxed atomic store when naturally aligned (ABI 7: before, every
+ * store was seq_cst, since atomic stores came here too). */
 void __amber_store1(void *p, uint8_t v);
 void __amber_store2(void *p, uint16_t v);
 void __amber_store4(void *p, uint32_t v);
 void __amber_store8(void *p, uint64_t v);
+/* Stores of other types (vectors, aggregates, i128; also the libc wrappers'
+ * copies): plain copies, relaxed for 1, 2, 4 or 8 aligned bytes. */
 void __amber_storen(void *dst, const void *src, size_t n);
+/* The program's atomic stores, and its volatile stores, of 1, 2, 4 or 8
+ * bytes (ABI 7; a vector of that size bitcast): `order` is the C memory
+ * order (__ATOMIC_RELAXED 0, __ATOMIC_RELEASE 3, __ATOMIC_SEQ_CST 5) of the
+ * atomic, __ATOMIC_SEQ_CST for a volatile non-atomic store; any other value
+ * is taken as seq_cst.  In ordinary memory, an atomic store of that order. */
+void __amber_atomic_store1(void *p, uint8_t v, int order);
+void __amber_atomic_store2(void *p, uint16_t v, int order);
+void __amber_atomic_store4(void *p, uint32_t v, int order);
+void __amber_atomic_store8(void *p, uint64_t v, int order);
 /* Loads and stores of pointer-typed values (8 bytes): a code address stored
  * into the heap becomes a handle naming its function (docs/guide.md,
  * "Function pointers in the heap"), and a handle loaded becomes the
- * function's address in this process. */
+ * function's address in this process.  __amber_storep: a plain store;
+ * __amber_atomic_storep: an atomic or volatile one, as above. */
 uint64_t __amber_loadp(const void *p);
 void __amber_storep(void *p, uint64_t v);
+void __amber_atomic_storep(void *p, uint64_t v, int order);
 
 /* Atomic read-modify-write; `op` is LLVM's AtomicRMWInst::BinOp value
  * (0 xchg, 1 add, 2 sub, 3 and, 4 nand, 5 or, 6 xor, 7 max, 8 min, 9 umax,

@@ -1,17 +1,45 @@
 /* Copies to and from the program's volatile memory inside regions, where
  * another thread may access the same bytes at the same time.
  *
- * The pass hands the runtime every access a region makes to volatile memory
- * as a plain sized one (__amber_load4, __amber_store8, ...), the program's
- * atomics included, without their memory order: a thread that signals
- * another from inside a region (__atomic_store_n(&flag, 1, ...)) reaches
- * these.  So a naturally aligned access of 1, 2, 4 or 8 bytes is made as one
- * seq_cst atomic: the strongest order the program may have asked for, the
- * only one that keeps every order it could have used (a seq_cst store's
- * store-load fence included), and race-free in the C11 model (TSan checks
- * it: test/tsan).  On x86-64 a seq_cst load is the plain mov it was; a store
- * becomes an xchg.  Other sizes have no C atomic and stay plain copies (no
- * C atomic of the program's can be one). */
+ * A naturally aligned access of 1, 2, 4 or 8 bytes is made as one C atomic,
+ * so that it is race-free in the C11 model (TSan checks it: test/tsan)
+ * against the program's atomics on the same bytes; other sizes have no C
+ * atomic and stay plain copies (no C atomic of the program's can be one).
+ * The order is the one the program's access needs (pass ABI 7: the pass
+ * tells a plain store from an atomic or volatile one; docs/pass.md):
+ *
+ * - amber_shared_store_plain: the program's plain (non-atomic, non-volatile)
+ *   store, __amber_storeN / __amber_storep / __amber_storen.  Relaxed: a
+ *   plain store carries no order of its own in the C11 model, and if
+ *   another thread accesses the same bytes without synchronising with this
+ *   one, the program already has a data race on them; relaxed keeps it
+ *   untorn and TSan's reports the program's.  The orders the runtime itself
+ *   needs around it come from its own operations: a region's commit (or a
+ *   lock-delimited section's, or the program's own lock's release) is a
+ *   release after it, and in a transaction access.c's do_store puts a
+ *   release fence between the engine's claim of the bytes (mvcc's word lock)
+ *   and the store (the seqlock of engine/mvcc/vmem.c).  On x86-64 a plain
+ *   mov, where the seq_cst store was an xchg (~20 cycles).
+ * - amber_shared_store_order: the program's atomic store, in its own order
+ *   (__amber_atomic_storeN: relaxed, release or seq_cst), and a C volatile
+ *   store, seq_cst (the strongest: pre-C11 code signals through volatile
+ *   ints).  x86-64: a mov, an xchg for seq_cst.
+ * - amber_shared_store: seq_cst, whatever the program's store was: where
+ *   the caller does not know (the outside-region callbacks: entry/access.c),
+ *   and tx.c's undo, which puts back the bytes a transaction overwrote.
+ *   Relaxed would do for the undo: it runs while the transaction still
+ *   isolates the bytes (mvcc's word stays taken until mv_vabort's release
+ *   store, after the undo; a romulus writer holds the writers' lock, and a
+ *   romulus reader's store made it a writer first), so a transaction that
+ *   reads them afterwards synchronises with that release; the thread's own
+ *   re-run stores after it in the location's modification order (same
+ *   thread, same location); code outside regions that reads the location
+ *   meanwhile (weak isolation, guide 2.6) is promised no order, only an
+ *   untorn value, which any atomic gives.  The undo is rare (an abort), so
+ *   it keeps the stronger order.
+ * - amber_shared_load: seq_cst, the strongest a program's load may ask for
+ *   (the pass passes atomic loads as plain sized ones: __amber_loadN); on
+ *   x86-64 the plain mov it was. */
 #ifndef AMBER_BASE_SHARED_H
 #define AMBER_BASE_SHARED_H
 
@@ -36,20 +64,33 @@ static inline void amber_shared_load(void *dst, const void *p, size_t n) {
   __builtin_memcpy(dst, p, n);
 }
 
-/* n bytes at the program's p = *src. */
-static inline void amber_shared_store(void *p, const void *src, size_t n) {
+/* n bytes at the program's p = *src, with order __ATOMIC_RELAXED,
+ * __ATOMIC_RELEASE or __ATOMIC_SEQ_CST (a constant where it is inlined, or
+ * the compiler branches on it). */
+static inline __attribute__((always_inline)) void amber_shared_store_order(void *p, const void *src, size_t n,
+                                                                           int order) {
   if (((uintptr_t)p & (n - 1)) == 0) switch (n) {
 #define STORE(N, T)                                                            \
   case N: {                                                                    \
     T v;                                                                       \
     __builtin_memcpy(&v, src, N);                                              \
-    __atomic_store_n((T *)p, v, __ATOMIC_SEQ_CST);                             \
+    __atomic_store_n((T *)p, v, order);                                        \
     return;                                                                    \
   }
       AMBER_SHARED_CASES(STORE)
 #undef STORE
     }
   __builtin_memcpy(p, src, n);
+}
+
+/* The program's plain store: relaxed (the argument above). */
+static inline void amber_shared_store_plain(void *p, const void *src, size_t n) {
+  amber_shared_store_order(p, src, n, __ATOMIC_RELAXED);
+}
+
+/* A store whose program order is not known: seq_cst. */
+static inline void amber_shared_store(void *p, const void *src, size_t n) {
+  amber_shared_store_order(p, src, n, __ATOMIC_SEQ_CST);
 }
 
 #endif

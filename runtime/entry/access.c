@@ -86,8 +86,11 @@ static __attribute__((noinline)) void store_heap(struct amber_thread *t, void *p
 
 /* Inlined into each sized entry (n a constant there): a store of ordinary
  * memory inside a transaction, the most frequent (labyrinth's private grid),
- * is its undo record and the store itself, without a call. */
-static inline __attribute__((always_inline)) void do_store(void *p, const void *src, size_t n) {
+ * is its undo record and the store itself, without a call.  order: the C
+ * memory order the program's store needs in ordinary memory (base/shared.h):
+ * __ATOMIC_RELAXED for its plain stores, its own for its atomics,
+ * __ATOMIC_SEQ_CST where the caller does not know which it was. */
+static inline __attribute__((always_inline)) void do_store(void *p, const void *src, size_t n, int order) {
   struct amber_thread *t = amber_thread();
   if (amber_in_heap(p)) {
     store_heap(t, p, src, n);
@@ -97,8 +100,19 @@ static inline __attribute__((always_inline)) void do_store(void *p, const void *
   if (t->depth) {
     if (n <= 8) amber_tx_vclaim_small(t, p, n);
     else amber_tx_vclaim(t, p, n);
+    /* The engine's claim before the bytes, for whoever reads them under it:
+     * mvcc's readers (mv_vread, the pass's inline loads) read a lock-table
+     * word (acquire), the bytes, an acquire fence and the word again, and
+     * take the bytes only if the word is unchanged: if they read this
+     * store's bytes, the word must read as taken (mv_vwrite's CAS).  That
+     * needs a release operation between the CAS and this store, which the
+     * store itself was when every store was seq_cst; a relaxed one (the
+     * program's plain store, or its relaxed atomic) needs this fence (C11
+     * 7.17.4: the fence synchronizes with the reader's acquire fence
+     * through the store it reads).  On x86-64 only a compiler barrier. */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
   }
-  amber_shared_store(p, src, n); /* maybe a program's atomic (base/shared.h) */
+  amber_shared_store_order(p, src, n, order); /* base/shared.h: the order's argument */
 }
 
 /* What the pass's inline loads may do in the calling frame (ABI 5,
@@ -140,13 +154,25 @@ const struct __amber_reads *__amber_read_state(void) {
 }
 _Static_assert(AMBER_CODE_HANDLE_TAG == AMBER_CODE_TAG, "the pass's code handle tag is the heap format's");
 
+/* The order of an atomic or volatile store (pass ABI 7): the pass passes
+ * __ATOMIC_RELAXED, __ATOMIC_RELEASE or __ATOMIC_SEQ_CST; anything else is
+ * taken as the strongest. */
+static inline int store_order(int order) {
+  return order == __ATOMIC_RELAXED || order == __ATOMIC_RELEASE ? order : __ATOMIC_SEQ_CST;
+}
+
+/* __amber_storeN / __amber_storen / __amber_storep: the program's plain
+ * stores (non-atomic, non-volatile), relaxed in ordinary memory;
+ * __amber_atomic_storeN / __amber_atomic_storep: its atomic stores, in
+ * their order, and its volatile ones, seq_cst (base/shared.h). */
 #define LOADSTORE(N, T)                                                        \
   T __amber_load##N(const void *p) {                                           \
     T v;                                                                       \
     do_load(p, &v, N);                                                         \
     return v;                                                                  \
   }                                                                            \
-  void __amber_store##N(void *p, T v) { do_store(p, &v, N); }
+  void __amber_store##N(void *p, T v) { do_store(p, &v, N, __ATOMIC_RELAXED); } \
+  void __amber_atomic_store##N(void *p, T v, int order) { do_store(p, &v, N, store_order(order)); }
 LOADSTORE(1, uint8_t)
 LOADSTORE(2, uint16_t)
 LOADSTORE(4, uint32_t)
@@ -155,8 +181,10 @@ LOADSTORE(8, uint64_t)
 void __amber_loadn(void *dst, const void *src, size_t n) {
   if (n) do_load(src, dst, n);
 }
+/* Also the libc wrappers' copies (entry/libc.c, wrappers/sort.c): the
+ * program's memcpy, memset, ... are plain stores too. */
 void __amber_storen(void *dst, const void *src, size_t n) {
-  if (n) do_store(dst, src, n);
+  if (n) do_store(dst, src, n, __ATOMIC_RELAXED);
 }
 
 /* Pointer-typed accesses: only a store into the heap may turn a code
@@ -169,7 +197,11 @@ uint64_t __amber_loadp(const void *p) {
 }
 void __amber_storep(void *p, uint64_t v) {
   if (amber_in_heap(p)) v = amber_code_to_handle(v, p);
-  do_store(p, &v, 8);
+  do_store(p, &v, 8, __ATOMIC_RELAXED);
+}
+void __amber_atomic_storep(void *p, uint64_t v, int order) {
+  if (amber_in_heap(p)) v = amber_code_to_handle(v, p);
+  do_store(p, &v, 8, store_order(order));
 }
 
 /* ---- the cold side of the range checks outside regions ---- */
@@ -189,7 +221,7 @@ static void outside_usable(const void *p) {
 static void sited_store(void *p, const void *src, size_t n, const char *site) {
   struct amber_thread *t = amber_thread();
   t->store_site = site;
-  do_store(p, src, n);
+  do_store(p, src, n, __ATOMIC_SEQ_CST);
   t->store_site = NULL;
 }
 static void *sited_copy(void *(*copy)(void *, const void *, size_t), void *dst, const void *src, size_t n,
@@ -201,6 +233,11 @@ static void *sited_copy(void *(*copy)(void *, const void *, size_t), void *dst, 
   return dst;
 }
 
+/* The outside stores reach ordinary memory only where a shared range check
+ * sent a run with a heap access to the cold side (docs/pass.md, "One branch
+ * per run"), and do not say what the program's store was (plain, volatile,
+ * or a relaxed atomic: its release and seq_cst ones come as
+ * __amber_outside_rmwN, Outside.cpp): seq_cst, the order that keeps them all. */
 #define OUTSIDE_LOADSTORE(N, T)                                                \
   AMBER_OUTSIDE_CC amber_word_t __amber_outside_load##N(const void *p) {      \
     T v;                                                                       \
@@ -214,7 +251,7 @@ static void *sited_copy(void *(*copy)(void *, const void *, size_t), void *dst, 
       sited_store(p, &v, N, site);                                             \
       return;                                                                  \
     }                                                                          \
-    do_store(p, &v, N);                                                        \
+    do_store(p, &v, N, __ATOMIC_SEQ_CST);                                      \
   }
 OUTSIDE_LOADSTORE(1, uint8_t)
 OUTSIDE_LOADSTORE(2, uint16_t)
@@ -229,7 +266,7 @@ AMBER_OUTSIDE_CC void __amber_outside_storen(void *dst, const void *src, size_t 
   if (!n) return;
   __amber_stray_store(site, dst);
   if (__builtin_expect(amber_ptrcheck_on() != AMBER_PTRCHECK_OFF, 0)) sited_store(dst, src, n, site);
-  else do_store(dst, src, n);
+  else do_store(dst, src, n, __ATOMIC_SEQ_CST);
 }
 AMBER_OUTSIDE_CC amber_word_t __amber_outside_loadp(const void *p) {
   outside_usable(p);
@@ -242,7 +279,7 @@ AMBER_OUTSIDE_CC void __amber_outside_storep(void *p, uint64_t v, const char *si
     sited_store(p, &v, 8, site); /* the pointer check names the site */
     return;
   }
-  do_store(p, &v, 8);
+  do_store(p, &v, 8, __ATOMIC_SEQ_CST);
 }
 AMBER_OUTSIDE_CC void __amber_outside_memcpy(void *dst, const void *src, size_t n, const char *site) {
   if (n) __amber_stray_store(site, dst);
@@ -326,10 +363,10 @@ static void lone_rmw_fn(void *arg) {
   do_load(r->p, &old, r->n);
   if (r->op < 0) {
     nv = r->v;
-    if (old == r->expected) do_store(r->p, &nv, r->n);
+    if (old == r->expected) do_store(r->p, &nv, r->n, __ATOMIC_SEQ_CST); /* the heap: the engine's order */
   } else {
     nv = apply_op(old, r->v, r->op, r->n);
-    do_store(r->p, &nv, r->n);
+    do_store(r->p, &nv, r->n, __ATOMIC_SEQ_CST);
   }
   r->old = old;
 }

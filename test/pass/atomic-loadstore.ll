@@ -1,10 +1,11 @@
-; Atomic loads and stores use the same sized callbacks.
+; Atomic loads use the same sized callbacks as plain ones; atomic stores
+; (pass ABI 7) the ordered ones, with their C memory order (store-order.ll).
 ; RUN: %opt_amber -S %s | FileCheck %s
 ; RUN: %opt_amber -amber-instrument-atomics=false -S %s | FileCheck %s --check-prefix=OFF
 
 ; CHECK-LABEL: define i32 @__amber_tx_f(
 ; CHECK: %v = call i32 @__amber_load4(ptr %p)
-; CHECK: call void @__amber_store8(ptr %q, i64 5)
+; CHECK: call void @__amber_atomic_store8(ptr %q, i64 5, i32 3)
 ; CHECK-NOT: load atomic
 ; CHECK-NOT: store atomic
 ; CHECK: ret i32 %v
