@@ -305,7 +305,8 @@ AMBER_CTOR AMBER_START_TEXT static void register_opener(void) {
    * runs.  Every object is loaded and relocated by now, so the regions its
    * records name are found (amber_op_scan); replay reads only recorded
    * volatile inputs, never the program's state, so main need not run. */
-  const char *only = secure_getenv("AMBER_RECOVER_ONLY"); /* options load lazily: a glance, not the table */
+  static const char recover_only[] AMBER_START_RODATA = "AMBER_RECOVER_ONLY"; /* beside this code: no .rodata page */
+  const char *only = secure_getenv(recover_only); /* options load lazily: a glance, not the table */
   if (!only || !strcmp(only, "0")) return;
   amber_options_load();
   if (!amber_opt.recover_only) return;

@@ -33,16 +33,16 @@
 
 #include "wrap.h"
 
-WRAP_REAL(malloc)
-WRAP_REAL(calloc)
+WRAP_REAL_START(malloc)
+WRAP_REAL_START(calloc)
 WRAP_REAL(aligned_alloc)
 WRAP_REAL(posix_memalign)
 WRAP_REAL(memalign)
 WRAP_REAL(valloc)
 WRAP_REAL(pvalloc)
 WRAP_REAL(malloc_usable_size)
-WRAP_REAL(free)
-WRAP_REAL(realloc)
+WRAP_REAL_START(free)
+WRAP_REAL_START(realloc)
 
 /* ---- bootstrap: allocations while dlsym resolves the next definitions ----
  *

@@ -121,9 +121,11 @@ _Noreturn void amber_wrap_missing(const char *name) {
   X(pthread_rwlock_unlock) X(pthread_cond_wait) X(pthread_cond_timedwait) X(pthread_cond_signal)              \
   X(pthread_cond_broadcast) X(pthread_barrier_wait) X(sem_wait) X(qsort)
 
-#define EAGER(X) EAGER_ALLOC(X) EAGER_SIGNAL_SAFE(X) EAGER_FORK(X) EAGER_FATAL(X) EAGER_LOCKS(X)
+#define EAGER(X) EAGER_ALLOC(X) EAGER_REST(X)
+#define EAGER_REST(X) EAGER_SIGNAL_SAFE(X) EAGER_FORK(X) EAGER_FATAL(X) EAGER_LOCKS(X)
 
-EAGER(WRAP_REAL)
+EAGER_ALLOC(WRAP_REAL_START)
+EAGER_REST(WRAP_REAL)
 
 /* Priority 99 (AMBER_CTOR_FIRST): before libamber's other constructors
  * (100) and the program's module constructors (101), which matters where
@@ -134,10 +136,19 @@ EAGER(WRAP_REAL)
  * until then.  Only where nextsym.c cannot serve, the whole eager list,
  * with 84 dlsym. */
 #define RESOLVE(fn) (void)try_real_##fn();
+/* The allocator's names beside the start-up code (AMBER_START_RODATA), not
+ * among the other strings: a page of .rodata less to fault in at every
+ * start.  One member per name, named as the function. */
+#define NAME_MEMBER(fn) char fn[sizeof #fn];
+#define NAME_VALUE(fn) #fn,
+static const struct { EAGER_ALLOC(NAME_MEMBER) } alloc_names AMBER_START_RODATA = {EAGER_ALLOC(NAME_VALUE)};
+#define RESOLVE_NAMED(fn)                                                                             \
+  if (!__atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE))                                          \
+    __atomic_store_n(&amber_real_##fn, (__typeof__(fn) *)amber_wrap_resolve(alloc_names.fn), __ATOMIC_RELEASE);
 AMBER_CTOR_FIRST AMBER_START_TEXT static void resolve_start(void) {
   if (amber_runtime_dormant()) return; /* the program's own runtime serves (runtime/init.c) */
   if (amber_nextsym_init(&__ehdr_start)) {
-    EAGER_ALLOC(RESOLVE)
+    EAGER_ALLOC(RESOLVE_NAMED)
   } else {
     EAGER(RESOLVE)
   }

@@ -31,6 +31,7 @@
 #ifndef AMBER_START_TEXT
 #define AMBER_START_TEXT __attribute__((section(".text.startup")))
 #define AMBER_START_DATA __attribute__((section("amber_start")))
+#define AMBER_START_RODATA __attribute__((section("amber_start_ro")))
 #endif
 
 struct obj {
@@ -44,8 +45,15 @@ struct obj {
 };
 
 #define MAX_OBJS 24 /* objects loaded at start after libamber; more: dlsym */
-AMBER_START_DATA static struct obj objs[MAX_OBJS];
+/* The first few (libc, and the handful most programs link) with the other
+ * variables start-up writes; the rest, which only programs linking many
+ * libraries note, in .bss: the start page stays small enough to share the
+ * program's own data page (issue 27 item 5). */
+#define START_OBJS 6
+AMBER_START_DATA static struct obj objs[START_OBJS];
+static struct obj more_objs[MAX_OBJS - START_OBJS];
 AMBER_START_DATA static int nobjs;
+AMBER_START_TEXT static inline struct obj *obj_at(int k) { return k < START_OBJS ? &objs[k] : &more_objs[k - START_OBJS]; }
 AMBER_START_DATA static int ready; /* objs[0, nobjs) are complete (release / acquire) */
 
 /* Objects after self that are amber runtimes (they define
@@ -54,7 +62,7 @@ AMBER_START_DATA static int ready; /* objs[0, nobjs) are complete (release / acq
  * next definition: skipped, and amber_nextsym_in_runtime tells the caller's
  * dlsym fallback. */
 #define MAX_RUNTIMES 4
-AMBER_START_DATA static struct dl_phdr_info runtimes[MAX_RUNTIMES];
+static struct dl_phdr_info runtimes[MAX_RUNTIMES]; /* written only where one is found */
 AMBER_START_DATA static int nruntimes;
 
 struct walk {
@@ -94,7 +102,7 @@ AMBER_START_TEXT static int note(struct dl_phdr_info *info, size_t size, void *a
     w->ok = 0;
     return 1;
   }
-  struct obj *o = &objs[nobjs];
+  struct obj *o = obj_at(nobjs);
   uintptr_t b = info->dlpi_addr, gnu = 0;
   o->bias = b;
   o->sym = NULL;
@@ -123,7 +131,10 @@ AMBER_START_TEXT static int note(struct dl_phdr_info *info, size_t size, void *a
   o->bloom = (const ElfW(Addr) *)(g + 4);
   o->buckets = (const uint32_t *)(o->bloom + bloom_size);
   o->chain = o->buckets + o->nbuckets;
-  if (lookup(o, "__amber_module_init", hash("__amber_module_init"))) {
+  /* The name beside the start-up code, not among the other strings: a
+   * page of .rodata less to fault in at every start. */
+  static const char module_init[] AMBER_START_RODATA = "__amber_module_init";
+  if (lookup(o, module_init, hash(module_init))) {
     if (nruntimes == MAX_RUNTIMES) {
       w->ok = 0;
       return 1;
@@ -207,7 +218,7 @@ AMBER_START_TEXT void *amber_nextsym(const char *name) {
   if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return NULL;
   uint32_t h = hash(name);
   for (int k = 0; k < nobjs; k++) {
-    void *f = lookup(&objs[k], name, h);
+    void *f = lookup(obj_at(k), name, h);
     if (f) return f;
   }
   return NULL;

@@ -96,9 +96,18 @@ _Noreturn void amber_wrap_missing(const char *name);
  * Threads that miss at once each call dlsym and store the same address:
  * a race with one outcome, so no compare-and-swap.  On x86-64 both are
  * plain moves. */
-#define WRAP_REAL(fn)                                                          \
+#define WRAP_REAL(fn) WRAP_REAL_IN(fn, )
+/* The same for a real function every process resolves at start (core.c's
+ * resolve_start: the allocator), whose pointer lives with the other
+ * variables the start-up code writes (AMBER_START_DATA: one page for all);
+ * every other pointer is written at its function's first call and stays in
+ * .bss, so a program that never calls it never faults its page in.  Every
+ * file naming one of these must use this form: the weak definitions of one
+ * name are merged, and must agree on the section. */
+#define WRAP_REAL_START(fn) WRAP_REAL_IN(fn, AMBER_START_DATA)
+#define WRAP_REAL_IN(fn, SECTION)                                              \
   extern __typeof__(fn) *amber_real_##fn __attribute__((visibility("hidden"))); \
-  __attribute__((weak, visibility("hidden"))) AMBER_START_DATA __typeof__(fn) *amber_real_##fn; \
+  __attribute__((weak, visibility("hidden"))) SECTION __typeof__(fn) *amber_real_##fn; \
   __attribute__((unused)) static inline __typeof__(fn) *try_real_##fn(void) {  \
     __typeof__(fn) *f = __atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE);   \
     if (__builtin_expect(f != NULL, 1)) return f;                              \

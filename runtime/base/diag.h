@@ -24,6 +24,9 @@ void amber_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * is one section of its own). */
 #define AMBER_START_TEXT __attribute__((section(".text.startup")))
 #define AMBER_START_DATA __attribute__((section("amber_start")))
+/* The constants that code reads (the names it looks up), placed with the
+ * code where the runtime is linked into the program (libamber_rt.lds). */
+#define AMBER_START_RODATA __attribute__((section("amber_start_ro")))
 
 /* The runtime's constructors run before every module constructor (the
  * pass's, priority 101) and the program's own: in libamber.so because the

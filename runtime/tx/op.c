@@ -13,6 +13,7 @@
 
 #include "base/diag.h"
 #include "heap/heap.h"
+#include "tx/clones.h"
 #include "base/options.h"
 
 /* ---- capture ---- */
@@ -80,29 +81,15 @@ static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Code of objects with transactional clones but maybe no region (an
  * amber-compiled library): a region calls their clones directly, by name
  * (pass ABI 6), and replay must run the same code, so their build ids are
- * part of the identity too.  One address in each such object, from its
- * module constructor (entry/clones.c), before any heap opens: a fixed
- * table (constructors should not allocate); past it, records are off. */
-#define MAX_CODE_OBJECTS 256
-static const void *code_objects[MAX_CODE_OBJECTS];
-static size_t ncode_objects;
-static int code_objects_over;
-
-void amber_op_note_code(const void *addr) {
-  pthread_mutex_lock(&scan_lock);
-  if (ncode_objects < MAX_CODE_OBJECTS) code_objects[ncode_objects++] = addr;
-  else code_objects_over = 1;
-  pthread_mutex_unlock(&scan_lock);
-}
-
-/* Whether a noted address lies in one of the object's segments. */
+ * part of the identity too: the objects any registered function or clone
+ * lies in (tx/clones.c, filled by the module constructors before any heap
+ * opens). */
 static int has_clones(struct dl_phdr_info *info) {
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD) continue;
-    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-    for (size_t k = 0; k < ncode_objects; k++)
-      if ((uintptr_t)code_objects[k] >= lo && (uintptr_t)code_objects[k] < hi) return 1;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (amber_clones_within(lo, lo + ph->p_memsz)) return 1;
   }
   return 0;
 }
@@ -207,7 +194,6 @@ void amber_op_scan(void) {
     ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
     program[n > 0 ? n : 0] = 0;
     dl_iterate_phdr(scan_object, NULL);
-    if (code_objects_over) identity_missing = 1;
     if (identity_missing) { /* replay could not tell another build from this one */
       identity = 0;
       for (size_t i = 0; i < nops; i++)

@@ -14,7 +14,7 @@
  * transaction log values instead.  A direct call to another module's clone
  * by name (pass ABI 6) is captured like a call within the module: its
  * target is a link-time constant, and the identity covers the object that
- * defines it (amber_op_note_code).
+ * defines it (every object with a registered clone: tx/clones.c).
  *
  * Replay feeds the same stream back: non-heap loads return recorded bytes,
  * non-heap stores are dropped (the program's volatile state is not there
@@ -79,9 +79,6 @@ int amber_op_capturing(void);
 void amber_op_scan(void);
 /* The region with this op id, or NULL (unknown, or two regions share it). */
 struct __amber_region_desc *amber_op_find(uint64_t op_id);
-/* An address inside an object with transactional clones (its clone table,
- * from its module constructor): the identity covers that object too. */
-void amber_op_note_code(const void *addr);
 /* Hash of the build ids of the objects with regions or clones; 0 when one
  * of them has none (operational records are then off). */
 uint64_t amber_op_identity(void);

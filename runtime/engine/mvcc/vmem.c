@@ -28,8 +28,10 @@
  * the bytes of exactly the commits certainly older than its local-ts, the
  * same snapshot its blocks come from (txn.c, resolve).  So SI holds as
  * for blocks; SER and LIN writers validate their reads at commit (V3). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "amber.h"
 #include "base/diag.h"
@@ -39,10 +41,17 @@
 
 #define VT_BITS 20
 #define VT_N (1u << VT_BITS)
-/* Zero-filled by the loader; pages are touched as words are used. */
-static uint64_t vtab[VT_N] __attribute__((aligned(4096)));
+/* Mapped at the first mvcc thread's set-up (mv_vtable), zero-filled by
+ * the kernel; pages are touched as words are used.  Not a static array: 8
+ * MiB of .bss is mapped at every start of a program that has the runtime
+ * linked in, heap or not, about 3 us here (issue 27 item 5).  Never moved
+ * or unmapped once published: lock-word pointers into it are kept (the
+ * read and write logs) and handed to the pass's inline loads (rd.vtab). */
+static uint64_t *vtab;
 
-static inline uint64_t *word_of(const void *p) { return &vtab[((uintptr_t)p >> 3) & (VT_N - 1)]; }
+static inline uint64_t *word_of(const struct mv_thread *m, const void *p) {
+  return &m->rd.vtab[((uintptr_t)p >> 3) & (VT_N - 1)];
+}
 static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(uintptr_t)m | 1u; }
 
 /* The pass's inline loads of ordinary memory (amber_interface.h, ABI 5;
@@ -52,7 +61,18 @@ static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(ui
  * version is so old that mv_vread's maxseen would change nothing. */
 uint64_t *mv_vtable(uint64_t *mask) {
   *mask = VT_N - 1;
-  return vtab;
+  uint64_t *t = __atomic_load_n(&vtab, __ATOMIC_ACQUIRE);
+  if (t) return t;
+  void *p = mmap(NULL, VT_N * sizeof *t, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    amber_fatal("cannot map mvcc's lock table for ordinary memory (%zu MiB): %s; free memory or raise the process's "
+                "address-space limit (ulimit -v)", (size_t)(VT_N * sizeof *t) >> 20, strerror(errno));
+  /* Two threads setting up at once: one table wins, the other is unmapped
+   * before anyone saw it (acq_rel / acquire: a thread that takes the
+   * winner's pointer sees its mapping). */
+  if (__atomic_compare_exchange_n(&vtab, &t, (uint64_t *)p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return p;
+  munmap(p, VT_N * sizeof *t);
+  return t;
 }
 
 static noreturn void vrestart(struct amber_thread *t, struct mv_thread *m, enum amber_abort_reason why) {
@@ -108,7 +128,7 @@ static inline size_t vread_settled(struct mv_thread *m, const char *p, char *d, 
   size_t i = 0;
   if ((uintptr_t)p & 7) return 0;
   for (; i + 8 <= n; i += 8) {
-    uint64_t *w = word_of(p + i);
+    uint64_t *w = word_of(m, p + i);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     if ((v & 1) || v >= settled) break;
     uint64_t x = __atomic_load_n((const uint64_t *)(const void *)(p + i), __ATOMIC_RELAXED);
@@ -137,7 +157,7 @@ void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
   while (n) {
     size_t k = 8 - ((uintptr_t)p & 7);
     if (k > n) k = n;
-    uint64_t *w = word_of(p);
+    uint64_t *w = word_of(m, p);
     for (;;) {
       uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
       if (v & 1) {
@@ -170,7 +190,7 @@ void mv_vwrite(struct amber_thread *t, void *addr, size_t n) {
   struct mv_thread *m = t->engine_data;
   uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + n;
   for (; a < end; a += 8) {
-    uint64_t *w = word_of((const void *)a);
+    uint64_t *w = word_of(m, (const void *)a);
     for (;;) {
       uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
       if (v == held_by(m)) break;
