@@ -11,15 +11,20 @@
  * apart share a word: a false conflict, never a missed one):
  *
  *   even: version << 1, the commit ts of the last transaction that wrote
- *         a location of this word (0: none since the process started)
+ *         a location of this word (0: none since the process started), plus
+ *         one for each aborted writer that held it since (mv_vabort)
  *   odd:  (struct mv_thread *) | 1, the writer holding it until it ends
  *
  * Invariant V1: while a transaction holds a word, every byte it stored to
  * the word's locations is there in place and nobody else stores to them in
  * a transaction; it releases the word with its commit ts (after its OLog
  * record is durable and its copies are linked: durable before visible, as
- * for blocks) or, aborting, with the version it found, after tx.c put the
- * old bytes back.
+ * for blocks) or, aborting, with the version it found plus one, after tx.c
+ * put the old bytes back (mv_vabort says why plus one).  A word's even
+ * values therefore only grow: a commit ts is certainly after the claimer's
+ * local-ts, which is certainly after the version it took (check_version),
+ * and an abort adds one.  So an even value never comes back once the word
+ * has changed, which the seqlock's "unchanged around the load" relies on.
  *
  * Invariant V2: a transaction uses a word's bytes only while the word is
  * unlocked with a version certainly older than its local-ts, or its own.  A
@@ -235,10 +240,30 @@ void mv_vrelease(struct mv_thread *m, uint64_t cts) {
   m->rd.vn = 0;
 }
 
-/* V1, abort (after tx.c restored the bytes): each word back to the
- * version it had, so readers that read it before see no change. */
+/* V1, abort: runs after tx.c's undo put the old bytes back (undo_all
+ * calls the engine's abort last).  Each word is released at the version it
+ * had plus one, never at the version itself: a reader may have read the
+ * word at version v, then our uncommitted bytes (we took the word and
+ * stored meanwhile), and re-read the word after this release; had it found
+ * v again, the seqlock (mv_vread, vread_settled, the pass's inline load:
+ * "still v") would accept bytes no transaction committed (ABA), and SER and
+ * LIN validation would not see it either (it checks the version, not the
+ * bytes).  v + 1 differs from every value the word had before (they only
+ * grow, V1), so that reader reads again.  The bytes under v + 1 are v's:
+ * nothing committed to the word since v, so a reader whose local-ts is
+ * certainly after v + 1 reads the snapshot V2 promises, and one whose is
+ * not restarts (check_version), as it would for a commit; so does a SER or
+ * LIN reader whose read of v is validated against v + 1 (V3).  Aborts are
+ * rare, and the cost is a spurious restart at most, in the one case below.
+ * v + 1 rather than a fresh timestamp: no
+ * clock read, no wait (a fresh ts would be a new_time, and turn away
+ * every reader that began within a boundary before the abort); of the
+ * readers that could use v (local-ts above v + boundary) only one whose
+ * local-ts is exactly v + boundary + 1 now restarts.  No wrap-around: v is
+ * a ts below the clock.  Release: the restored bytes are visible to
+ * whoever sees v + 1.  Nothing of this is on the commit path. */
 void mv_vabort(struct mv_thread *m) {
-  for (size_t i = m->nvw; i-- > 0;) __atomic_store_n(m->vw[i].word, m->vw[i].old, __ATOMIC_RELEASE);
+  for (size_t i = m->nvw; i-- > 0;) __atomic_store_n(m->vw[i].word, m->vw[i].old + 2, __ATOMIC_RELEASE); /* version + 1, as a word */
   m->nvw = 0;
   m->rd.vn = 0;
 }
