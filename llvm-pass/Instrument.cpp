@@ -674,14 +674,13 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   } else if (VWords) {
     // The same for a whole value of VWords 8-byte words (bench/region_cost's
     // 64-byte vector load, issue [3/7] item 2): 8-byte aligned, outside the
-    // heap, its lock-table words consecutive (no wrap at vmask), each even
-    // and below vsettled before the words are read, and each the same
-    // again after (the engine's vread_settled, runtime/engine/mvcc/vmem.c,
-    // inline).  The read log's modes take the callback (a region's first
-    // runs and writers), as does every other case.
+    // heap, its lock-table words consecutive (no wrap at vmask), then each
+    // word as the scalar path reads one (the engine's vread_settled,
+    // runtime/engine/mvcc/vmem.c, inline).  The read log's mode takes the
+    // callback (a region's first runs and writers), as does every other
+    // case.
     B.SetInsertPoint(MvOrdTest);
     BasicBlock *MvOrd = NewBB("amber.load.ordwords");
-    BasicBlock *MvOrdRead = NewBB("amber.load.ordreadn");
     Value *PI = B.CreatePtrToInt(Addr, SizeT);
     // Its first and last bytes outside the heap: the value does not end in
     // the heap's first bytes either.
@@ -699,47 +698,37 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
                             B.CreateAnd(NoWrap, B.CreateNot(Track)));
     B.CreateCondBr(Go, MvOrd, Slow);
 
+    // Word by word: its lock-table word (acquire), the word's value
+    // (monotonic; a plain vector load would race with a writer's stores in
+    // place: discarded below, but a data race to the C model and to TSan),
+    // an acquire fence, the lock-table word again; on to the next word when
+    // it was even, below vsettled and unchanged, else the callback.  V2
+    // makes each value one of the snapshot on its own, as for separate
+    // scalar loads; a branch a word keeps one version live at a time (one
+    // check after all words spilled them: 9 instructions a word here, not
+    // 14).
     B.SetInsertPoint(MvOrd);
     Value *W0 = B.CreateGEP(I64, VTab, Idx, "amber.vwords");
-    SmallVector<Value *, 8> Ws, Vs;
-    Value *Bits = nullptr, *Old = nullptr;
+    Value *Vec = PoisonValue::get(FixedVectorType::get(I64, VWords));
     for (unsigned I = 0; I < VWords; I++) {
       Value *W = I ? B.CreateConstGEP1_64(I64, W0, I) : W0;
       LoadInst *V = B.CreateAlignedLoad(I64, W, Align(8), "amber.vversion");
       V->setAtomic(AtomicOrdering::Acquire);
-      Value *Below = B.CreateICmpULT(V, VSettled);
-      Bits = Bits ? B.CreateOr(Bits, V) : V;
-      Old = Old ? B.CreateAnd(Old, Below) : Below;
-      Ws.push_back(W);
-      Vs.push_back(V);
-    }
-    Value *Even = B.CreateICmpEQ(B.CreateAnd(Bits, ConstantInt::get(I64, 1)),
-                                 ConstantInt::get(I64, 0));
-    B.CreateCondBr(B.CreateAnd(Even, Old), MvOrdRead, Slow);
-
-    // The value, word by word with relaxed loads (as vread_settled reads
-    // it; a plain vector load would race with a writer's stores in place,
-    // seen below but a data race to the C model and to TSan).
-    B.SetInsertPoint(MvOrdRead);
-    Value *Vec = PoisonValue::get(FixedVectorType::get(I64, VWords));
-    for (unsigned I = 0; I < VWords; I++) {
       LoadInst *X = B.CreateAlignedLoad(
           I64, B.CreateConstGEP1_64(I64, Addr, I), Align(8), "amber.vvalue");
       X->setAtomic(AtomicOrdering::Monotonic);
-      Vec = B.CreateInsertElement(Vec, X, uint64_t(I));
-    }
-    B.CreateFence(AtomicOrdering::Acquire);
-    Value *Same = nullptr;
-    for (unsigned I = 0; I < VWords; I++) {
-      LoadInst *A2 =
-          B.CreateAlignedLoad(I64, Ws[I], Align(8), "amber.vagain");
+      B.CreateFence(AtomicOrdering::Acquire);
+      LoadInst *A2 = B.CreateAlignedLoad(I64, W, Align(8), "amber.vagain");
       A2->setAtomic(AtomicOrdering::Monotonic);
-      Value *Eq = B.CreateICmpEQ(A2, Vs[I]);
-      Same = Same ? B.CreateAnd(Same, Eq) : Eq;
+      Value *Even = B.CreateICmpEQ(B.CreateAnd(V, ConstantInt::get(I64, 1)),
+                                   ConstantInt::get(I64, 0));
+      Value *WordOk = B.CreateAnd(B.CreateAnd(Even, B.CreateICmpULT(V, VSettled)),
+                                  B.CreateICmpEQ(A2, V));
+      Vec = B.CreateInsertElement(Vec, X, uint64_t(I));
+      BasicBlock *Next = NewBB(I + 1 < VWords ? "amber.load.ordwords" : "amber.load.orddonen");
+      B.CreateCondBr(WordOk, Next, Slow);
+      B.SetInsertPoint(Next);
     }
-    BasicBlock *MvOrdDone = NewBB("amber.load.orddonen");
-    B.CreateCondBr(Same, MvOrdDone, Slow);
-    B.SetInsertPoint(MvOrdDone);
     // Back to the loaded type (a vector of pointers through integers).
     Finish(T->isPtrOrPtrVectorTy()
                ? B.CreateIntToPtr(
