@@ -118,14 +118,16 @@ static void grow(void **p, size_t *cap, size_t elem) {
  * (the pass's inline check, above, one word at a time): V2 holds, and
  * check_version would pass and change nothing (maxseen: the version is
  * older than local-ts by two boundaries).  So a vectorised load of the
- * program's (the pass's __amber_loadn, up to 64 bytes) costs a few
- * instructions a word, not the general loop's 60 (issue 19).  Returns how
+ * program's that the pass does not read inline (__amber_loadn under the
+ * read log; memcpy) costs about 18 instructions a word, not the general
+ * loop's 60 (issue 19); the pass reads the others inline word by word, the
+ * same way (amber_interface.h, ABI 5's ordinary memory).  Returns how
  * many bytes it read; the general loop does the rest from there (a held,
  * young or changing word, a partial word).  rd.vsettled is 0 while an
  * operational record captures the region's inputs: nothing here then. */
 static inline size_t vread_settled(struct mv_thread *m, const char *p, char *d, size_t n, int track) {
-  /* In locals: the copy to d may alias m as far as the compiler knows, and
-   * reloading them cost a third of the loop's instructions. */
+  /* In locals: the copy to d may alias m as far as the compiler knows,
+   * which would reload them at every word. */
   const uint64_t settled = m->rd.vsettled;
   uint64_t *const tab = m->rd.vtab;
   size_t i = 0;
