@@ -255,7 +255,12 @@ extern uintptr_t __amber_heap_size;
  *       (acquire); v even and v < vsettled: the program's load at p
  *       (monotonic), an acquire fence, *w again (monotonic): the value
  *       when it is still v, else the callback; _LOG records w in vlog as
- *       blocks in log.  Anything else: the callback.
+ *       blocks in log.  AMBER_READS_MVCC (not _LOG), a whole value of k
+ *       8-byte words (a vector) at p aligned to 8, p and p + 8k - 1 both
+ *       outside the heap, ((p >> 3) & vmask) + k - 1 <= vmask: word i
+ *       as the scalar load of 8 bytes at p + 8i with w + i; the value when
+ *       every word passes, else the callback.
+ *       Anything else: the callback.
  * A pointer-typed load whose value has AMBER_CODE_HANDLE_TAG in bits 48..63
  * (a code handle) goes to __amber_loadp instead.  Atomic and volatile loads
  * always take the callback. */

@@ -123,17 +123,22 @@ static void grow(void **p, size_t *cap, size_t elem) {
  * (the pass's inline check, above, one word at a time): V2 holds, and
  * check_version would pass and change nothing (maxseen: the version is
  * older than local-ts by two boundaries).  So a vectorised load of the
- * program's (the pass's __amber_loadn, up to 64 bytes) costs a few
- * instructions a word, not the general loop's 60 (issue 19).  Returns how
+ * program's that the pass does not read inline (__amber_loadn under the
+ * read log; memcpy) costs about 18 instructions a word, not the general
+ * loop's 60 (issue 19); the pass reads the others inline word by word, the
+ * same way (amber_interface.h, ABI 5's ordinary memory).  Returns how
  * many bytes it read; the general loop does the rest from there (a held,
  * young or changing word, a partial word).  rd.vsettled is 0 while an
  * operational record captures the region's inputs: nothing here then. */
 static inline size_t vread_settled(struct mv_thread *m, const char *p, char *d, size_t n, int track) {
-  uint64_t settled = m->rd.vsettled;
+  /* In locals: the copy to d may alias m as far as the compiler knows,
+   * which would reload them at every word. */
+  const uint64_t settled = m->rd.vsettled;
+  uint64_t *const tab = m->rd.vtab;
   size_t i = 0;
   if ((uintptr_t)p & 7) return 0;
   for (; i + 8 <= n; i += 8) {
-    uint64_t *w = word_of(m, p + i);
+    uint64_t *w = &tab[((uintptr_t)(p + i) >> 3) & (VT_N - 1)]; /* word_of */
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     if ((v & 1) || v >= settled) break;
     uint64_t x = __atomic_load_n((const uint64_t *)(const void *)(p + i), __ATOMIC_RELAXED);
@@ -150,15 +155,11 @@ static inline size_t vread_settled(struct mv_thread *m, const char *p, char *d, 
   return i;
 }
 
-void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
-  struct mv_thread *m = t->engine_data;
-  const char *p = addr;
-  char *d = dst;
-  int track = m->track; /* SER and LIN, logging (txn.c, mv_begin) */
-  size_t done = vread_settled(m, p, d, n, track);
-  p += done;
-  d += done;
-  n -= done;
+/* The general loop of mv_vread: a word at a time, from where
+ * vread_settled stopped.  Not inlined: its registers and spills stay out of
+ * the whole-word path's way. */
+static __attribute__((noinline)) void vread_words(struct amber_thread *t, struct mv_thread *m, const char *p, char *d,
+                                                  size_t n, int track) {
   while (n) {
     size_t k = 8 - ((uintptr_t)p & 7);
     if (k > n) k = n;
@@ -189,6 +190,13 @@ void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
     d += k;
     n -= k;
   }
+}
+
+void mv_vread(struct amber_thread *t, const void *addr, void *dst, size_t n) {
+  struct mv_thread *m = t->engine_data;
+  int track = m->track; /* SER and LIN, logging (txn.c, mv_begin) */
+  size_t done = vread_settled(m, addr, dst, n, track);
+  if (__builtin_expect(done < n, 0)) vread_words(t, m, (const char *)addr + done, (char *)dst + done, n - done, track);
 }
 
 void mv_vwrite(struct amber_thread *t, void *addr, size_t n) {
