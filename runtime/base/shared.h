@@ -8,8 +8,9 @@
  * The order is the one the program's access needs (pass ABI 7: the pass
  * tells a plain store from an atomic or volatile one; docs/pass.md):
  *
- * - amber_shared_store_plain: the program's plain (non-atomic, non-volatile)
- *   store, __amber_storeN / __amber_storep / __amber_storen.  Relaxed: a
+ * - the program's plain (non-atomic, non-volatile) store, __amber_storeN /
+ *   __amber_storep / __amber_storen: amber_shared_store_order with
+ *   __ATOMIC_RELAXED (entry/access.c's do_store).  Relaxed: a
  *   plain store carries no order of its own in the C11 model, and if
  *   another thread accesses the same bytes without synchronising with this
  *   one, the program already has a data race on them; relaxed keeps it
@@ -81,11 +82,6 @@ static inline __attribute__((always_inline)) void amber_shared_store_order(void 
 #undef STORE
     }
   __builtin_memcpy(p, src, n);
-}
-
-/* The program's plain store: relaxed (the argument above). */
-static inline void amber_shared_store_plain(void *p, const void *src, size_t n) {
-  amber_shared_store_order(p, src, n, __ATOMIC_RELAXED);
 }
 
 /* A store whose program order is not known: seq_cst. */
