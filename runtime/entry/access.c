@@ -195,14 +195,12 @@ uint64_t __amber_loadp(const void *p) {
   do_load(p, &v, 8);
   return amber_code_from_handle(v);
 }
-void __amber_storep(void *p, uint64_t v) {
+static inline __attribute__((always_inline)) void do_storep(void *p, uint64_t v, int order) {
   if (amber_in_heap(p)) v = amber_code_to_handle(v, p);
-  do_store(p, &v, 8, __ATOMIC_RELAXED);
+  do_store(p, &v, 8, order);
 }
-void __amber_atomic_storep(void *p, uint64_t v, int order) {
-  if (amber_in_heap(p)) v = amber_code_to_handle(v, p);
-  do_store(p, &v, 8, store_order(order));
-}
+void __amber_storep(void *p, uint64_t v) { do_storep(p, v, __ATOMIC_RELAXED); }
+void __amber_atomic_storep(void *p, uint64_t v, int order) { do_storep(p, v, store_order(order)); }
 
 /* ---- the cold side of the range checks outside regions ---- */
 #if defined(__x86_64__) && !__has_attribute(preserve_most)

@@ -54,9 +54,8 @@
  * read and write logs) and handed to the pass's inline loads (rd.vtab). */
 static uint64_t *vtab;
 
-static inline uint64_t *word_of(const struct mv_thread *m, const void *p) {
-  return &m->rd.vtab[((uintptr_t)p >> 3) & (VT_N - 1)];
-}
+static inline uint64_t *word_in(uint64_t *tab, const void *p) { return &tab[((uintptr_t)p >> 3) & (VT_N - 1)]; }
+static inline uint64_t *word_of(const struct mv_thread *m, const void *p) { return word_in(m->rd.vtab, p); }
 static inline uint64_t held_by(const struct mv_thread *m) { return (uint64_t)(uintptr_t)m | 1u; }
 
 /* The pass's inline loads of ordinary memory (amber_interface.h, ABI 5;
@@ -138,7 +137,7 @@ static inline size_t vread_settled(struct mv_thread *m, const char *p, char *d, 
   size_t i = 0;
   if ((uintptr_t)p & 7) return 0;
   for (; i + 8 <= n; i += 8) {
-    uint64_t *w = &tab[((uintptr_t)(p + i) >> 3) & (VT_N - 1)]; /* word_of */
+    uint64_t *w = word_in(tab, p + i);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     if ((v & 1) || v >= settled) break;
     uint64_t x = __atomic_load_n((const uint64_t *)(const void *)(p + i), __ATOMIC_RELAXED);
