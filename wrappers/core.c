@@ -142,9 +142,7 @@ EAGER_REST(WRAP_REAL)
 #define NAME_MEMBER(fn) char fn[sizeof #fn];
 #define NAME_VALUE(fn) #fn,
 static const struct { EAGER_ALLOC(NAME_MEMBER) } alloc_names AMBER_START_RODATA = {EAGER_ALLOC(NAME_VALUE)};
-#define RESOLVE_NAMED(fn)                                                                             \
-  if (!__atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE))                                          \
-    __atomic_store_n(&amber_real_##fn, (__typeof__(fn) *)amber_wrap_resolve(alloc_names.fn), __ATOMIC_RELEASE);
+#define RESOLVE_NAMED(fn) (void)resolve_real_##fn(alloc_names.fn);
 AMBER_CTOR_FIRST AMBER_START_TEXT static void resolve_start(void) {
   if (amber_runtime_dormant()) return; /* the program's own runtime serves (runtime/init.c) */
   if (amber_nextsym_init(&__ehdr_start)) {

@@ -108,13 +108,15 @@ _Noreturn void amber_wrap_missing(const char *name);
 #define WRAP_REAL_IN(fn, SECTION)                                              \
   extern __typeof__(fn) *amber_real_##fn __attribute__((visibility("hidden"))); \
   __attribute__((weak, visibility("hidden"))) SECTION __typeof__(fn) *amber_real_##fn; \
-  __attribute__((unused)) static inline __typeof__(fn) *try_real_##fn(void) {  \
+  /* name: #fn, or the same bytes kept elsewhere (core.c's start-up names) */ \
+  __attribute__((unused)) static inline __typeof__(fn) *resolve_real_##fn(const char *name) { \
     __typeof__(fn) *f = __atomic_load_n(&amber_real_##fn, __ATOMIC_ACQUIRE);   \
     if (__builtin_expect(f != NULL, 1)) return f;                              \
-    f = (__typeof__(fn) *)amber_wrap_resolve(#fn);                             \
+    f = (__typeof__(fn) *)amber_wrap_resolve(name);                            \
     if (f) __atomic_store_n(&amber_real_##fn, f, __ATOMIC_RELEASE);            \
     return f;                                                                  \
   }                                                                            \
+  __attribute__((unused)) static inline __typeof__(fn) *try_real_##fn(void) { return resolve_real_##fn(#fn); } \
   __attribute__((unused)) static inline __typeof__(fn) *get_real_##fn(void) {  \
     __typeof__(fn) *f = try_real_##fn();                                       \
     if (__builtin_expect(f == NULL, 0)) amber_wrap_missing(#fn);               \
