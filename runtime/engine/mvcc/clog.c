@@ -256,10 +256,18 @@ void mv_clog_open(void) {
 
 void mv_dirty(struct mv_ctl *ctl) {
   /* The caller's seq_cst fence orders its chain update before this load;
-   * a round clears `dirty` before it reads the chain (Dekker). */
-  if (__atomic_load_n(&ctl->dirty, __ATOMIC_RELAXED) || __atomic_exchange_n(&ctl->dirty, 1, __ATOMIC_SEQ_CST)) return;
+   * a round clears `next_dirty` before it reads the chain (Dekker). */
+  /* A compare-exchange from 0, not an exchange: the word is also the link,
+   * and an exchange that lost to another pusher would overwrite its link
+   * and cut the list after ctl (test/run/mvcc_persistent_tlog_full.c hung
+   * on such a lost block). */
+  uintptr_t off = 0;
+  if (__atomic_load_n(&ctl->next_dirty, __ATOMIC_RELAXED) ||
+      !__atomic_compare_exchange_n(&ctl->next_dirty, &off, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    return;
+  /* Ours to push: bit 0 stays set in every link written from here on. */
   struct mv_ctl *h = __atomic_load_n(&dirty_head, __ATOMIC_RELAXED);
-  do ctl->next_dirty = h;
+  do __atomic_store_n(&ctl->next_dirty, (uintptr_t)h | 1u, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&dirty_head, &h, ctl, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
@@ -324,8 +332,8 @@ static void drain(struct mv_thread *m, int all) {
 
 /* Detaches the versions of ctl older than c, unless a writer that is not m
  * holds the block and they start at the head (its commit will link onto the
- * head).  Returns the newest detached version (the chain below it too). */
-static struct mv_copy *detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t c) {
+ * head). */
+static void detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t c) {
   uintptr_t z = 0;
   /* Failure acquires: z may be another thread's copy, installed by its
    * seq_cst CAS after its owner was written; reading z->owner needs that
@@ -338,10 +346,14 @@ static struct mv_copy *detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t 
     link = &v->older;
     v = __atomic_load_n(link, __ATOMIC_ACQUIRE);
   }
-  if (v && (locked || mine || link != &ctl->head)) __atomic_store_n(link, NULL, __ATOMIC_RELEASE);
-  else v = NULL;
+  if (v && (locked || mine || link != &ctl->head)) {
+    __atomic_store_n(link, NULL, __ATOMIC_RELEASE);
+    /* v and everything older are off the chain: their slots may be freed
+     * (after a grace period) from this store on, so v is not read after it.
+     * Monotonic: an earlier round detached only older versions. */
+    __atomic_store_n(&ctl->unl_ts, v->cts, __ATOMIC_RELEASE);
+  }
   if (locked) __atomic_store_n(&ctl->lock, 0, __ATOMIC_RELEASE);
-  return v;
 }
 
 /* A round's passes over work[] miss the cache on each control header and
@@ -394,9 +406,9 @@ static int round_locked(struct mv_thread *m) {
   for (struct mv_ctl *d = __atomic_exchange_n(&dirty_head, NULL, __ATOMIC_ACQ_REL), *next; d; d = next) {
     /* In the same walk (one cache miss per header, not two): `next` first,
      * since once the flag is clear a commit may push d again, rewriting it. */
-    next = d->next_dirty;
+    next = (struct mv_ctl *)(__atomic_load_n(&d->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1);
     work_push(&n, d);
-    __atomic_store_n(&d->dirty, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&d->next_dirty, 0, __ATOMIC_SEQ_CST);
   }
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   /* Blocks that need an entry: a version below c newer than their last
@@ -456,13 +468,7 @@ static int round_locked(struct mv_thread *m) {
   }
   for (size_t k = 0; k < n; k++) {
     prefetch_ahead(k, n);
-    struct mv_copy *v = detach(m, work[k], c);
-    while (v) {
-      /* Read `older` first: once flagged, the owner may free the copy. */
-      struct mv_copy *o = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
-      __atomic_store_n(&v->unlinked, 1, __ATOMIC_RELEASE);
-      v = o;
-    }
+    detach(m, work[k], c);
   }
   repush(n);
   if (mv.check) mv_check_invariant("after a checkpoint round");

@@ -44,7 +44,7 @@ struct mv_copy {
   uint64_t cts;            /* commit timestamp; set before linking */
   struct mv_ctl *ctl;      /* the block's control header */
   struct mv_thread *owner; /* the ring it lives in (immutable) */
-  uint32_t unlinked;       /* atomic: removed from its chain and, if written back, fenced */
+  uint32_t unused;
   uint32_t ring;           /* owner's OLog ring, where this version's commit record is (immutable) */
   uint32_t lo, hi;         /* the bytes [lo, hi) of the block this transaction stored (its OLog range) */
   /* Early lock release: the sync ticket of this version's record, 0 when it
@@ -72,10 +72,20 @@ struct mv_ctl {
    * only by checkpoint rounds and CLog drains (under the round lock). */
   const char *ckpt;
   uint64_t ckpt_ts;     /* its commit ts (kept when the entry is drained) */
-  struct mv_ctl *next_dirty; /* the dirty list (clog.c) */
-  uint32_t dirty;       /* atomic: on the dirty list or being checkpointed */
-  uint32_t pad;
+  /* The dirty list (clog.c), atomic: the next header with bit 0 set while
+   * this one is on the list or being checkpointed, 0 otherwise. */
+  uintptr_t next_dirty;
+  /* Every version of this block whose cts is at most unl_ts is off its
+   * chain (atomic, monotonic): a checkpoint round detached it, after its
+   * CLog entry's fence.  What the TLog's reclamation asks of a copy
+   * (tlog.c, mv_copy_unlinked), instead of a flag the round would write in
+   * each detached copy: a chain's detached tail is a walk of cold copies,
+   * one cache miss each (the table's size counter of bench/hash.c: a
+   * version per update), which cost a tenth of a read-mostly hash
+   * benchmark's time. */
+  uint64_t unl_ts;
 };
+_Static_assert(sizeof(struct mv_ctl) == 64, "a control header is one cache line");
 _Static_assert(offsetof(struct mv_ctl, head) == AMBER_MV_CTL_HEAD && offsetof(struct mv_ctl, lock) == AMBER_MV_CTL_LOCK &&
                    offsetof(struct mv_ctl, ckpt) == AMBER_MV_CTL_CKPT,
                "the pass's inline loads read a control header's head, lock and ckpt here (amber_interface.h)");
@@ -572,6 +582,15 @@ static inline struct mv_thread *mv_thread_of(struct amber_thread *t) {
 }
 static inline struct mv_copy *mv_slot(struct mv_thread *m, uint64_t pos) {
   return (struct mv_copy *)(m->ring + (pos % m->nslots) * m->slot_size);
+}
+/* A committed copy is off its chain (a checkpoint round detached it and
+ * everything older, after the fence of its CLog entry): its slot is free
+ * after a grace period.  Chains are in cts order and a commit links above
+ * the head, so the copies detached from a block are exactly those with cts
+ * up to the newest one detached (mv_ctl.unl_ts).  The acquire pairs with the
+ * round's release store, made after the chain was cut. */
+static inline int mv_copy_unlinked(const struct mv_copy *x) {
+  return x->cts <= __atomic_load_n(&x->ctl->unl_ts, __ATOMIC_ACQUIRE);
 }
 /* A free slot at the ring's head, or NULL when the ring is full even after
  * reclaiming what can be reclaimed now. */

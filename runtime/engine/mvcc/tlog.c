@@ -9,7 +9,8 @@
  *
  *  1. unlink: a checkpoint round (clog.c) copies the newest version older
  *     than its boundary to the CLog and, once that is durable, drops it and
- *     every older version from the chain (their `unlinked` flag set): no
+ *     every older version from the chain (the block's `unl_ts` raised to
+ *     its cts: mv_copy_unlinked): no
  *     running or future transaction reads anything older than it, and
  *     readers find its data in the checkpoint copy.
  *  2. free: after a grace period, when every transaction that was running
@@ -128,7 +129,7 @@ void mv_reclaim(struct mv_thread *m, int all) {
   }
   uint64_t limit = m->in_tx ? m->txstart : m->head;
   uint64_t pos = m->tail;
-  while (pos < limit && __atomic_load_n(&mv_slot(m, pos)->unlinked, __ATOMIC_ACQUIRE)) pos++;
+  while (pos < limit && mv_copy_unlinked(mv_slot(m, pos))) pos++;
   if (pos == m->tail) return;
   m->gp_ticket = mv_gp_ticket(m);
   m->gp_upto = pos;

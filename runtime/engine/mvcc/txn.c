@@ -482,7 +482,6 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
       x->ctl = c;
       x->older = NULL;
       x->cts = 0;
-      x->unlinked = 0;
       x->lo = (uint32_t)mv.block;
       x->hi = 0;
       if (!lock_block(t, m, c, x)) {
