@@ -273,6 +273,8 @@ void mv_dirty(struct mv_ctl *ctl) {
 
 int mv_clog_dirty(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE) != NULL; }
 
+struct mv_ctl *mv_clog_dirty_first(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE); }
+
 /* ---- draining --------------------------------------------------------- */
 
 /* The drained prefix is free once nobody can still be reading it.  Never

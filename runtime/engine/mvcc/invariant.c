@@ -10,6 +10,10 @@
  *   3. that state with the OLog records from c on applied in commit-ts
  *      order (what recovery does, through the same code: mv_redo) is the
  *      block's latest committed version.
+ * And two of the engine's own: every block with versions in its chain is
+ * on the dirty list (else no round would ever checkpoint or detach them),
+ * and no version in a chain has a cts at most its block's unl_ts (which
+ * would let its slot be freed while readers can reach it; tlog.c).
  * The check runs before and after every checkpoint round and at close.  Commits take
  * check_lock shared while they publish, the check takes it exclusively, so
  * it sees no commit half done.  A violation is fatal. */
@@ -85,9 +89,42 @@ static void violated(const char *when, uint64_t blk, const char *what) {
               when, (unsigned long long)blk, (unsigned long long)(blk << mv.shift), what, mv.heap->path);
 }
 
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The dirty list's headers, sorted; *n of them. */
+static uintptr_t *dirty_set(size_t *n) {
+  size_t cap = 64;
+  uintptr_t *v = malloc(cap * sizeof *v);
+  *n = 0;
+  for (struct mv_ctl *d = mv_clog_dirty_first(); d && v;
+       d = (struct mv_ctl *)(__atomic_load_n(&d->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1)) {
+    if (*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+    if (v) v[(*n)++] = (uintptr_t)d;
+  }
+  if (!v) amber_fatal("AMBER_MVCC_ASSERT: out of memory");
+  qsort(v, *n, sizeof *v, cmp_ptr);
+  return v;
+}
+
+static void check_chain(const char *when, uint64_t b, const struct mv_ctl *ctl, const uintptr_t *dirty, size_t ndirty) {
+  const struct mv_copy *head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+  if (!head) return;
+  uintptr_t key = (uintptr_t)ctl;
+  if (!bsearch(&key, dirty, ndirty, sizeof *dirty, cmp_ptr))
+    violated(when, b, "has versions in its chain but is not on the dirty list (no round would take it)");
+  uint64_t unl = __atomic_load_n(&ctl->unl_ts, __ATOMIC_ACQUIRE);
+  for (const struct mv_copy *v = head; v; v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE))
+    if (v->cts <= unl) violated(when, b, "has a version in its chain that its unl_ts marks as detached (its slot may be freed)");
+}
+
 void mv_check_invariant(const char *when) {
   pthread_rwlock_wrlock(&mv_check_lock);
   uint64_t c = __atomic_load_n(&mv.c, __ATOMIC_ACQUIRE);
+  size_t ndirty;
+  uintptr_t *dirty = dirty_set(&ndirty);
   struct images I = {0};
   grow(&I);
   mv_redo(apply, &I, NULL);
@@ -106,6 +143,7 @@ void mv_check_invariant(const char *when) {
         violated(when, b, "is changed by recovery although it was never written since the heap was opened");
       continue;
     }
+    check_chain(when, b, ctl, dirty, ndirty);
     const char *ckpt = __atomic_load_n(&ctl->ckpt, __ATOMIC_ACQUIRE);
     if (ckpt && ctl->ckpt_ts >= c) violated(when, b, "has a checkpoint copy from after the checkpoint boundary");
     /* What the running engine holds: the latest version, and the newest
@@ -120,6 +158,7 @@ void mv_check_invariant(const char *when) {
     if (memcmp(r_at_c, at_c, mv.block)) violated(when, b, "differs, as the master and the CLog rebuild it, from its state at the checkpoint boundary");
     if (memcmp(r_latest, latest, mv.block)) violated(when, b, "differs, as recovery would rebuild it, from its latest committed version");
   }
+  free(dirty);
   free(I.key);
   free(I.at_c);
   free(I.latest);

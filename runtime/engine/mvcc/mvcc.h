@@ -471,6 +471,9 @@ void mv_sync_all(struct mv_thread *m, int wait_free);
 void mv_clog_stats(uint64_t *rounds, uint64_t *entries, uint64_t *drained, uint64_t *live);
 /* Some block has versions not yet checkpointed. */
 int mv_clog_dirty(void);
+/* The dirty list's first header (AMBER_MVCC_ASSERT's check walks it with
+ * commits and rounds held off; the link is next_dirty without bit 0). */
+struct mv_ctl *mv_clog_dirty_first(void);
 /* Open, after recovery: the CLog's volatile state from its header. */
 void mv_clog_open(void);
 
