@@ -256,8 +256,8 @@ void mv_clog_open(void) {
 
 void mv_dirty(struct mv_ctl *ctl) {
   /* The caller's seq_cst fence orders its chain update before this load;
-   * a round clears `next_dirty` before it reads the chain (Dekker). */
-  /* A compare-exchange from 0, not an exchange: the word is also the link,
+   * a round clears `next_dirty` before it reads the chain (Dekker).  A
+   * compare-exchange from 0, not an exchange: the word is also the link,
    * and an exchange that lost to another pusher would overwrite its link
    * and cut the list after ctl (test/run/mvcc_persistent_tlog_full.c hung
    * on such a lost block). */
@@ -271,9 +271,9 @@ void mv_dirty(struct mv_ctl *ctl) {
   while (!__atomic_compare_exchange_n(&dirty_head, &h, ctl, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
-int mv_clog_dirty(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE) != NULL; }
-
 struct mv_ctl *mv_clog_dirty_first(void) { return __atomic_load_n(&dirty_head, __ATOMIC_ACQUIRE); }
+
+int mv_clog_dirty(void) { return mv_clog_dirty_first() != NULL; }
 
 /* ---- draining --------------------------------------------------------- */
 
@@ -408,7 +408,7 @@ static int round_locked(struct mv_thread *m) {
   for (struct mv_ctl *d = __atomic_exchange_n(&dirty_head, NULL, __ATOMIC_ACQ_REL), *next; d; d = next) {
     /* In the same walk (one cache miss per header, not two): `next` first,
      * since once the flag is clear a commit may push d again, rewriting it. */
-    next = (struct mv_ctl *)(__atomic_load_n(&d->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1);
+    next = mv_dirty_next(d);
     work_push(&n, d);
     __atomic_store_n(&d->next_dirty, 0, __ATOMIC_SEQ_CST);
   }

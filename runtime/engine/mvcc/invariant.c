@@ -99,8 +99,7 @@ static uintptr_t *dirty_set(size_t *n) {
   size_t cap = 64;
   uintptr_t *v = malloc(cap * sizeof *v);
   *n = 0;
-  for (struct mv_ctl *d = mv_clog_dirty_first(); d && v;
-       d = (struct mv_ctl *)(__atomic_load_n(&d->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1)) {
+  for (struct mv_ctl *d = mv_clog_dirty_first(); d && v; d = mv_dirty_next(d)) {
     if (*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
     if (v) v[(*n)++] = (uintptr_t)d;
   }

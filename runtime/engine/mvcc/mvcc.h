@@ -44,7 +44,7 @@ struct mv_copy {
   uint64_t cts;            /* commit timestamp; set before linking */
   struct mv_ctl *ctl;      /* the block's control header */
   struct mv_thread *owner; /* the ring it lives in (immutable) */
-  uint32_t unused;
+  uint32_t unused;          /* free (a copy's unlinked state is its block's: mv_copy_unlinked) */
   uint32_t ring;           /* owner's OLog ring, where this version's commit record is (immutable) */
   uint32_t lo, hi;         /* the bytes [lo, hi) of the block this transaction stored (its OLog range) */
   /* Early lock release: the sync ticket of this version's record, 0 when it
@@ -78,11 +78,8 @@ struct mv_ctl {
   /* Every version of this block whose cts is at most unl_ts is off its
    * chain (atomic, monotonic): a checkpoint round detached it, after its
    * CLog entry's fence.  What the TLog's reclamation asks of a copy
-   * (tlog.c, mv_copy_unlinked), instead of a flag the round would write in
-   * each detached copy: a chain's detached tail is a walk of cold copies,
-   * one cache miss each (the table's size counter of bench/hash.c: a
-   * version per update), which cost a tenth of a read-mostly hash
-   * benchmark's time. */
+   * (mv_copy_unlinked): one store per block a round cuts, where a flag per
+   * detached copy was a walk of cold copies, one cache miss each. */
   uint64_t unl_ts;
 };
 _Static_assert(sizeof(struct mv_ctl) == 64, "a control header is one cache line");
@@ -175,10 +172,6 @@ struct mv_thread {
    * where its transaction's copies end in the TLog. */
   struct mv_oq { uint64_t olog_end, seq, cts; } *oq;
   uint64_t oq_head, oq_tail;
-  /* Chains detached by this thread's write-backs, flagged unlinked only
-   * after the write-backs' fence (tlog.c). */
-  struct mv_copy **detached;
-  size_t ndetached, capdetached;
   /* Statistics (read at exit). */
   uint64_t olog_bytes_written;
   uint64_t op_records;          /* operational records written */
@@ -594,6 +587,10 @@ static inline struct mv_copy *mv_slot(struct mv_thread *m, uint64_t pos) {
  * round's release store, made after the chain was cut. */
 static inline int mv_copy_unlinked(const struct mv_copy *x) {
   return x->cts <= __atomic_load_n(&x->ctl->unl_ts, __ATOMIC_ACQUIRE);
+}
+/* The header after d on the dirty list (clog.c): its link without bit 0. */
+static inline struct mv_ctl *mv_dirty_next(const struct mv_ctl *d) {
+  return (struct mv_ctl *)(__atomic_load_n(&d->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1);
 }
 /* A free slot at the ring's head, or NULL when the ring is full even after
  * reclaiming what can be reclaimed now. */
