@@ -140,6 +140,7 @@ static void init(void) {
         .engine = want ? want->id : AMBER_ENGINE_DEFAULT,
         .reserve = amber_opt.heap_reserve,
         .mode = mode,
+        .journal_size = amber_opt.journal_size,
     };
     if (amber_engine_heap_create(path, &a) < 0) exit(2);
     amber_info("created heap %s (%llu bytes, engine %s)", path, (unsigned long long)a.data_size,
@@ -392,6 +393,7 @@ int amber_close(void) {
   }
   amber_ordo_record_detach(h);
   amber_heap_set_clean(h, 1);
+  amber_pm_journal_close();
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
   return 0;
 }
@@ -425,6 +427,7 @@ int amber_close_unchanged(void) {
   memcpy(st, before_open.status, sizeof before_open.status);
   amber_pm_wrote(st, sizeof before_open.status);
   amber_pm_persist(st, sizeof before_open.status, AMBER_PM_HEADER);
+  amber_pm_journal_close();
   amber_pm_quiesce(AMBER_QUIESCE_CLOSE);
   return 0;
 }

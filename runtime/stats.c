@@ -130,6 +130,10 @@ void amber_stats_write(FILE *f, int json) {
             amber_msync_several_name[amber_msync_several()], (unsigned long long)s.pm.sync_steps[0],
             (unsigned long long)s.pm.sync_steps[1], (unsigned long long)s.pm.sync_steps[2],
             (unsigned long long)s.pm.sync_steps[3], (unsigned long long)s.pm.sync_steps[4]);
+    uint64_t jc[3];
+    amber_msync_journal_counts(jc);
+    fprintf(f, ", \"sync_journal_syncs\": %llu, \"sync_journal_bytes\": %llu, \"sync_journal_full\": %llu",
+            (unsigned long long)jc[0], (unsigned long long)jc[1], (unsigned long long)jc[2]);
     durability_write(f, 1);
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
@@ -178,6 +182,11 @@ void amber_stats_write(FILE *f, int json) {
   if (s.pm.syncs)
     fprintf(f, "  sync time          %.1f us per sync; leaders gathered %.1f us per sync\n",
             (double)s.pm.sync_steps[3] / 1e3 / (double)s.pm.syncs, (double)s.pm.sync_steps[4] / 1e3 / (double)s.pm.syncs);
+  uint64_t jc[3];
+  amber_msync_journal_counts(jc);
+  if (jc[0] || jc[2])
+    fprintf(f, "  sync journal       %llu syncs written there (%.1f KiB each), %llu times full (synced in place)\n",
+            (unsigned long long)jc[0], jc[0] ? (double)jc[1] / 1024.0 / (double)jc[0] : 0.0, (unsigned long long)jc[2]);
   for (int i = 0; i < AMBER_PM_NCAT; i++)
     fprintf(f, "    %-12s     flushes %llu, fences %llu\n", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
             (unsigned long long)s.pm.fences[i]);

@@ -227,7 +227,8 @@ static int cmd_create(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT, amber_opt.heap_reserve, 0};
+  struct amber_create_args a = {amber_opt.heap_size, amber_opt.base, AMBER_ENGINE_DEFAULT, amber_opt.heap_reserve, 0,
+                                amber_opt.journal_size};
   if (amber_opt.heap_mode_set && amber_opt.heap_mode[0] && amber_heap_mode_parse(amber_opt.heap_mode, &a.mode) != 0) return 2;
   const char *engine = amber_opt.engine_set && amber_opt.engine[0] ? amber_opt.engine : amber_engine_by_id(a.engine)->name;
   for (int i = 1; i < argc; i++) {
@@ -384,13 +385,15 @@ static int cmd_info(int argc, char **argv) {
     amber_stats_json_str(stdout, h.path);
     printf(", \"owner_uid\": %u, \"mode\": \"%04o\"", h.owner_uid, h.mode);
     printf(", \"version\": %u, \"engine\": \"%s\", \"uuid\": \"%s\", \"base\": \"0x%llx\", "
-           "\"data_bytes\": %llu, \"file_bytes\": %llu, \"engine_area_bytes\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
+           "\"data_bytes\": %llu, \"file_bytes\": %llu, \"engine_area_bytes\": %llu, \"journal_bytes\": %llu, "
+           "\"journal_entries\": %llu, \"used_objects\": %zu, \"used_bytes\": %zu, "
            "\"roots\": %d, \"root_offset\": %llu, \"root_bytes\": %llu, "
            "\"threads\": {\"persistent_table\": false, \"entries_in_use\": 0, \"log_areas\": null}, "
            "\"state\": \"%s\", \"recovery_pending\": %s, \"opens\": %llu, \"damaged\": %s, "
            "\"ordo\": {\"present\": %s, \"mode\": \"%s\", \"boundary_cycles\": %llu, \"cpus\": %u, \"tsc_khz\": %llu, \"model\": ",
            hd->version, h.engine->name, uuid, (unsigned long long)hd->base, (unsigned long long)hd->data_size,
-           (unsigned long long)hd->file_size, (unsigned long long)hd->engine_size, objs, bytes, dh->root_off ? 1 : 0,
+           (unsigned long long)hd->file_size, (unsigned long long)hd->engine_size, (unsigned long long)hd->journal_size,
+           (unsigned long long)(h.journal_replayed + h.journal_pending), objs, bytes, dh->root_off ? 1 : 0,
            (unsigned long long)dh->root_off, (unsigned long long)dh->root_size, state, v.pending ? "true" : "false",
            (unsigned long long)v.opens, bad ? "true" : "false", o == &none ? "false" : "true", amber_ordo_mode_name((int)o->mode),
            (unsigned long long)o->boundary, o->fp.ncpus, (unsigned long long)o->fp.tsc_khz);
@@ -422,6 +425,11 @@ static int cmd_info(int argc, char **argv) {
     printf("base         0x%llx\n", (unsigned long long)hd->base);
     printf("data         %llu bytes (file %llu bytes, engine area %llu bytes)\n", (unsigned long long)hd->data_size,
            (unsigned long long)hd->file_size, (unsigned long long)hd->engine_size);
+    if (!hd->journal_size) printf("journal      none (a sync of several ranges writes each where it lies)\n");
+    else if (h.journal_replayed + h.journal_pending)
+      printf("journal      %llu bytes; %llu entries the next open replays (shown applied)\n", (unsigned long long)hd->journal_size,
+             (unsigned long long)(h.journal_replayed + h.journal_pending));
+    else printf("journal      %llu bytes, empty\n", (unsigned long long)hd->journal_size);
     printf("used         %zu objects, %zu bytes%s\n", objs, bytes, bad ? " (the allocator metadata is damaged: run amber check)" : "");
     if (dh->root_off) printf("root         offset 0x%llx, %llu bytes\n", (unsigned long long)dh->root_off, (unsigned long long)dh->root_size);
     else printf("root         none\n");

@@ -78,12 +78,13 @@ static int stats_heap(const char *path, int json) {
     amber_pending_json(stdout, v.pending_txns, v.pending_ckpts, v.left_out);
     live_json(&v);
     printf(", \"file_bytes\": %llu, \"metadata_bytes\": %llu, \"data_bytes\": %llu, \"engine_area_offset\": %llu, "
-           "\"engine_area_bytes\": %llu, \"page_bytes\": %u, \"pages\": %llu, \"metadata_pages\": %llu, \"allocatable_pages\": %llu, "
+           "\"engine_area_bytes\": %llu, \"journal_bytes\": %llu, \"journal_entries\": %llu, \"page_bytes\": %u, \"pages\": %llu, \"metadata_pages\": %llu, \"allocatable_pages\": %llu, "
            "\"used_objects\": %llu, \"used_bytes\": %llu, \"slab_pages\": %llu, \"large_pages\": %llu, \"free_pages\": %llu, "
            "\"free_bytes\": %llu, \"largest_free_run_pages\": %llu, \"largest_free_run_bytes\": %llu, \"slab_free_bytes\": %llu, "
            "\"large_objects\": %llu, \"large_requested_bytes\": %llu, \"damaged_descriptors\": %llu, ",
            (unsigned long long)hd->file_size, (unsigned long long)hd->data_offset, (unsigned long long)hd->data_size,
-           (unsigned long long)hd->engine_offset, (unsigned long long)hd->engine_size, AMBER_PAGE, (unsigned long long)c.pages,
+           (unsigned long long)hd->engine_offset, (unsigned long long)hd->engine_size, (unsigned long long)hd->journal_size,
+           (unsigned long long)(h.journal_replayed + h.journal_pending), AMBER_PAGE, (unsigned long long)c.pages,
            (unsigned long long)c.meta_pages, (unsigned long long)alloc_pages, (unsigned long long)c.objects,
            (unsigned long long)c.bytes, (unsigned long long)c.slab_pages, (unsigned long long)c.large_pages,
            (unsigned long long)c.free_pages, (unsigned long long)(c.free_pages * AMBER_PAGE),
@@ -120,8 +121,12 @@ static int stats_heap(const char *path, int json) {
   char pend[512];
   amber_pending_words(pend, sizeof pend, h.path, v.pending_txns, v.pending_ckpts, v.left_out);
   if (v.pending_txns || v.pending_ckpts || v.left_out) printf("recovery       %s\n", pend);
-  printf("file           %llu bytes: %llu metadata, %llu data area, %llu engine area\n", (unsigned long long)hd->file_size,
-         (unsigned long long)hd->data_offset, (unsigned long long)hd->data_size, (unsigned long long)hd->engine_size);
+  printf("file           %llu bytes: %llu metadata, %llu data area, %llu engine area, %llu sync journal\n",
+         (unsigned long long)hd->file_size, (unsigned long long)hd->data_offset, (unsigned long long)hd->data_size,
+         (unsigned long long)hd->engine_size, (unsigned long long)hd->journal_size);
+  if (h.journal_replayed || h.journal_pending)
+    printf("sync journal   %llu entries the next open replays (the figures below include them)\n",
+           (unsigned long long)(h.journal_replayed + h.journal_pending));
   printf("data area      %llu pages of %u bytes: %llu allocator metadata (data header, page table), %llu allocatable\n",
          (unsigned long long)c.pages, AMBER_PAGE, (unsigned long long)c.meta_pages, (unsigned long long)alloc_pages);
   printf("used           %llu objects, %llu bytes (%.1f%% of allocatable) in %llu pages: %llu slab, %llu large\n",

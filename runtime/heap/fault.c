@@ -20,7 +20,7 @@
 
 /* One heap file: its mappings (meta, data, window, engine area). */
 #define NHEAPS 4
-#define NMAPS 4
+#define NMAPS 5
 static struct tracked {
   const struct amber_heap *h; /* published last; NULL: free slot */
   int fd, writable, creating;
@@ -44,10 +44,10 @@ void amber_heap_fault_track(const struct amber_heap *h) {
     t->file_size = h->hdr.file_size;
     memcpy(t->path, h->path, sizeof t->path);
     const struct amber_header *hd = &h->hdr;
-    const void *lo[NMAPS] = {h->meta, h->data, h->window, h->engine_area};
-    const uintptr_t len[NMAPS] = {AMBER_META_SIZE, hd->data_size, hd->data_size, hd->engine_size};
-    const uint64_t off[NMAPS] = {0, hd->data_offset, hd->data_offset, hd->engine_offset};
-    static const char *const what[NMAPS] = {"metadata", "data area", "data area (the program's window)", "engine area"};
+    const void *lo[NMAPS] = {h->meta, h->data, h->window, h->engine_area, h->journal};
+    const uintptr_t len[NMAPS] = {AMBER_META_SIZE, hd->data_size, hd->data_size, hd->engine_size, hd->journal_size};
+    const uint64_t off[NMAPS] = {0, hd->data_offset, hd->data_offset, hd->engine_offset, hd->journal_offset};
+    static const char *const what[NMAPS] = {"metadata", "data area", "data area (the program's window)", "engine area", "sync journal"};
     for (int m = 0; m < NMAPS; m++) {
       t->map[m].lo = (uintptr_t)lo[m];
       t->map[m].len = lo[m] ? len[m] : 0;

@@ -6,8 +6,9 @@
 #include <stdint.h>
 
 #include "ordo/cpu.h" /* struct amber_ordo_fingerprint, part of the ORDO record */
+#include "pm/journal.h" /* the sync journal's head and entries */
 
-#define AMBER_FORMAT_VERSION 11
+#define AMBER_FORMAT_VERSION 12
 #define AMBER_MAGIC "AMBERHP"     /* 8 bytes with the NUL */
 #define AMBER_DATA_MAGIC "AMBRDAT"
 #define AMBER_PAGE 4096u
@@ -51,10 +52,14 @@ struct amber_header {
   uint64_t data_size;     /* bytes, multiple of AMBER_PAGE */
   uint64_t engine_offset; /* file offset of the engine's own area */
   uint64_t engine_size;
+  uint64_t journal_offset; /* file offset of the sync journal: engine_offset + engine_size */
+  uint64_t journal_size;   /* bytes, 0 (none) or a multiple of AMBER_PAGE, at least 2 pages */
   uint64_t created_unix;
   uint32_t page_size;     /* allocator page, AMBER_PAGE */
   uint32_t crc;           /* crc32c of every byte before this field */
 };
+
+/* The sync journal after the engine area: pm/journal.h (docs/format.md). */
 
 #define AMBER_CLEAN 0x434c45414e000001ull /* "CLEAN" */
 #define AMBER_DIRTY 0x4449525459000002ull /* "DIRTY" */

@@ -3,6 +3,7 @@
  * status word.  What fills the data and engine areas belongs to the layers
  * above (engine/registry.c composes them). */
 #include "heap.h"
+#include "journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +102,10 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
   if (a->data_size < AMBER_MIN_DATA || a->data_size > AMBER_MAX_DATA || a->data_size % AMBER_PAGE)
     return amber_error("heap size %llu bytes for %s is out of range; use a multiple of 4K between 1M and 1T (AMBER_HEAP_SIZE)",
                        (unsigned long long)a->data_size, path);
+  if (a->journal_size && (a->journal_size % AMBER_PAGE || a->journal_size < 2 * AMBER_PAGE || a->journal_size > AMBER_JOURNAL_MAX))
+    return amber_error("sync journal size %llu bytes for heap %s is out of range; use 0 (none) or a multiple of 4K between 8K "
+                       "and 1G (AMBER_JOURNAL_SIZE)",
+                       (unsigned long long)a->journal_size, path);
   if (a->base % (2u << 20) || a->base < (1ull << 32) || a->base + a->data_size > (1ull << 47))
     return amber_error("base 0x%llx for heap %s is not a 2 MiB-aligned user address above 4 GiB (AMBER_BASE)",
                        (unsigned long long)a->base, path);
@@ -117,7 +122,9 @@ int amber_heap_create(const char *path, const struct amber_create_args *a, uint6
   hd.data_size = a->data_size;
   hd.engine_offset = AMBER_META_SIZE + a->data_size;
   hd.engine_size = engine_size;
-  hd.file_size = hd.engine_offset + hd.engine_size;
+  hd.journal_offset = hd.engine_offset + hd.engine_size;
+  hd.journal_size = a->journal_size;
+  hd.file_size = hd.journal_offset + hd.journal_size;
   hd.created_unix = (uint64_t)time(NULL);
   hd.page_size = AMBER_PAGE;
   hd.crc = header_crc(&hd);
@@ -192,11 +199,13 @@ void amber_heap_unmap(struct amber_heap *h) {
   if (h->data && h->data != MAP_FAILED) munmap(h->data, h->hdr.data_size);
   if (h->window) munmap(h->window, h->hdr.data_size);
   if (h->engine_area && h->engine_area != MAP_FAILED) munmap(h->engine_area, h->hdr.engine_size);
+  if (h->journal && h->journal != MAP_FAILED) munmap(h->journal, h->hdr.journal_size);
   if (h->fd >= 0) close(h->fd);
   h->meta = NULL;
   h->data = NULL;
   h->window = NULL;
   h->engine_area = NULL;
+  h->journal = NULL;
   h->status = NULL;
   h->fd = -1;
 }
@@ -277,7 +286,9 @@ int amber_heap_open_file(const char *path, int flags, struct amber_heap *h) {
   if (hd.features != 0 || hd.page_size != AMBER_PAGE || hd.data_offset != AMBER_META_SIZE ||
       hd.data_size % AMBER_PAGE || hd.data_size < AMBER_MIN_DATA || hd.data_size > AMBER_MAX_DATA ||
       hd.engine_offset != hd.data_offset + hd.data_size || hd.engine_size > AMBER_MAX_DATA ||
-      hd.file_size != hd.engine_offset + hd.engine_size || hd.base % (2u << 20) || hd.base < (1ull << 32) ||
+      hd.journal_offset != hd.engine_offset + hd.engine_size || hd.journal_size % AMBER_PAGE ||
+      (hd.journal_size && hd.journal_size < 2 * AMBER_PAGE) || hd.journal_size > AMBER_JOURNAL_MAX ||
+      hd.file_size != hd.journal_offset + hd.journal_size || hd.base % (2u << 20) || hd.base < (1ull << 32) ||
       hd.base + hd.data_size > (1ull << 47)) {
     amber_error("heap %s has a header this amber cannot use (features 0x%llx, page %u, data %llu bytes at base 0x%llx); recreate the heap",
                 path, (unsigned long long)hd.features, hd.page_size, (unsigned long long)hd.data_size, (unsigned long long)hd.base);
@@ -313,11 +324,6 @@ int amber_heap_map(struct amber_heap *h, int flags) {
   }
   h->status = (struct amber_status *)((char *)h->meta + AMBER_STATUS_OFFSET);
   amber_heap_fault_track(h); /* again below, with every mapping */
-  if (h->status->clean != AMBER_CLEAN && h->status->clean != AMBER_DIRTY) {
-    amber_error("heap %s has a corrupt status word (0x%llx); the file is damaged", path, (unsigned long long)h->status->clean);
-    return fail(h);
-  }
-  if (amber_ordo_record_validate(h) != 0) return fail(h);
   if (flags & AMBER_OPEN_AT_BASE) {
     if (share != MAP_SHARED) {
       /* The window and the alias would be two separate private copies. */
@@ -357,8 +363,24 @@ int amber_heap_map(struct amber_heap *h, int flags) {
       return fail(h);
     }
   }
+  if (hd.journal_size) {
+    h->journal = mmap(NULL, hd.journal_size, prot, mflags, fd, (off_t)hd.journal_offset);
+    if (h->journal == MAP_FAILED) {
+      h->journal = NULL;
+      amber_error("cannot map heap %s: %s", path, strerror(errno));
+      return fail(h);
+    }
+  }
   h->private_map = share != MAP_SHARED;
   amber_heap_fault_track(h);
+  /* What the sync journal holds belongs in the areas before anything reads
+   * them, the status words and the ORDO record included. */
+  if (amber_journal_replay(h) != 0) return fail(h);
+  if (h->status->clean != AMBER_CLEAN && h->status->clean != AMBER_DIRTY) {
+    amber_error("heap %s has a corrupt status word (0x%llx); the file is damaged", path, (unsigned long long)h->status->clean);
+    return fail(h);
+  }
+  if (amber_ordo_record_validate(h) != 0) return fail(h);
   return 0;
 }
 
@@ -421,8 +443,15 @@ void amber_heap_pm_attach(struct amber_heap *h) {
       {h->meta, AMBER_META_SIZE, 0},
       {h->data, h->hdr.data_size, h->hdr.data_offset},
       {h->engine_area, h->hdr.engine_size, h->hdr.engine_offset},
+      {h->journal, h->hdr.journal_size, h->hdr.journal_offset},
   };
-  amber_pm_attach(h->path, h->fd, h->hdr.file_size, reg, h->engine_area ? 3 : 2);
+  int n = 2;
+  if (h->engine_area) n++;
+  else reg[2] = reg[3];
+  if (h->journal) n++;
+  amber_pm_attach(h->path, h->fd, h->hdr.file_size, reg, n);
+  if (h->journal)
+    amber_pm_journal_attach(h->journal, h->hdr.journal_offset, h->hdr.journal_size, h->journal_epoch, h->journal_slot);
 }
 
 void amber_heap_set_clean(struct amber_heap *h, int clean) {

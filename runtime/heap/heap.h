@@ -32,6 +32,13 @@ struct amber_heap {
   int window_prot;               /* the window's protection (PROT_NONE or PROT_READ) */
   int map_flags;                 /* the flags every shared mapping of the file was made with (MAP_SYNC...) */
   char *engine_area;             /* mapping of the engine's area (or NULL) */
+  /* Mapping of the sync journal (or NULL: none, hdr.journal_size 0), its
+   * current epoch and head slot (heap/journal.h), and what the open found
+   * there: entries replayed onto the heap (or, read-only, left pending). */
+  char *journal;
+  uint64_t journal_epoch;
+  int journal_slot;
+  uint64_t journal_replayed, journal_pending;
   int private_map;               /* AMBER_OPEN_PRIVATE: copy-on-write mappings */
   int creating;                  /* amber_heap_create's: the file has no name yet */
   unsigned owner_uid, mode;      /* the file's owner and permissions at open */
@@ -54,6 +61,7 @@ struct amber_create_args {
   int reserve; /* give the file all its blocks now (AMBER_HEAP_RESERVE) */
   unsigned mode; /* the new file's exact permissions (AMBER_HEAP_MODE); 0:
                     AMBER_HEAP_DEFAULT_MODE, the umask applying */
+  uint64_t journal_size; /* bytes of the sync journal (AMBER_JOURNAL_SIZE); 0: none */
 };
 
 enum {

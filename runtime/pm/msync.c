@@ -20,6 +20,7 @@
 
 #include "base/diag.h"
 #include "base/options.h"
+#include "journal.h"
 
 /* ---- the group commit ----
  *
@@ -317,6 +318,8 @@ static void gather(void) {
 /* may_gather: a ticket wait (the caller holds no lock a sibling needs);
  * a plain fence never gathers (romulus and non-ELR commits hold their
  * locks across it). */
+static unsigned sync_step(amber_msync_sync_fn fn, const struct amber_msync_range *r, size_t n);
+
 static void wait_ticket(uint64_t want, int may_gather) {
   leave(me, 0); /* a waiter is not in flight: nobody gathers for it */
   if (!want || amber_msync_durable(want)) return;
@@ -363,7 +366,7 @@ static void wait_ticket(uint64_t want, int may_gather) {
     amber_msync_sync_fn fn = sync_fn;
     pthread_mutex_unlock(&lock);
     uint64_t t0 = now_ns();
-    unsigned k = n && fn ? fn(r, n) : 0;
+    unsigned k = n && fn ? sync_step(fn, r, n) : 0;
     uint64_t dt = now_ns() - t0;
     pthread_mutex_lock(&lock);
     if (k) sync_ewma_ns = sync_ewma_ns ? sync_ewma_ns - sync_ewma_ns / 8 + dt / 8 : dt;
@@ -427,6 +430,168 @@ void amber_msync_attach_fn(amber_msync_sync_fn fn) {
   while (running) pthread_cond_wait(&done_cond, &lock);
   attach_locked(fn);
   pthread_mutex_unlock(&lock);
+}
+
+/* ---- the sync journal (docs/engines/msync.md, "The sync journal") ----
+ *
+ * Used by one leader at a time (parallel == 1: the leader that holds
+ * `running`) and by detach (with nothing running), so its state needs no
+ * lock of its own.
+ *
+ * Invariant: every range some completed sync made durable through the
+ * journal in the current epoch is in `done` (so it is synced in place
+ * before the epoch moves on), and the entries of the current epoch are
+ * exactly those syncs' bytes, in sync order, numbered from 0. */
+static struct {
+  char *map;
+  uint64_t file_off, size, epoch;
+  int slot;
+  uint64_t head, seq; /* next entry: byte position and number */
+  int fresh;          /* no entry written by this process yet */
+  const struct amber_msync_journal_ops *ops;
+  struct amber_msync_range *done;
+  size_t ndone, cap_done;
+  struct amber_journal_extent *x;
+  size_t cap_x;
+} jr;
+static uint64_t journal_counts[3]; /* relaxed atomics: statistics only */
+
+static size_t real_extents(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap);
+static void real_persist(const void *addr, size_t len);
+static const struct amber_msync_journal_ops real_ops = {real_extents, real_persist, NULL};
+static int by_start(const void *a, const void *b);
+
+void amber_msync_journal_attach(char *map, uint64_t file_off, uint64_t size, uint64_t ep, int slot,
+                                const struct amber_msync_journal_ops *ops) {
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  jr.map = map;
+  jr.file_off = file_off;
+  jr.size = size;
+  jr.epoch = ep;
+  jr.slot = slot;
+  jr.head = AMBER_JOURNAL_PAGE;
+  jr.seq = 0;
+  jr.fresh = 1;
+  jr.ndone = 0;
+  jr.ops = ops ? ops : &real_ops;
+  pthread_mutex_unlock(&lock);
+}
+
+static unsigned journal_end(amber_msync_sync_fn fn);
+
+void amber_msync_journal_close(void) {
+  pthread_mutex_lock(&lock);
+  while (running) pthread_cond_wait(&done_cond, &lock);
+  if (jr.map) __atomic_add_fetch(&syncs, journal_end(sync_fn), __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&lock);
+}
+
+void amber_msync_journal_counts(uint64_t out[3]) {
+  for (int i = 0; i < 3; i++) out[i] = __atomic_load_n(&journal_counts[i], __ATOMIC_RELAXED);
+}
+
+/* The next epoch: entries written so far are void from here on.  Only
+ * after every range they hold is durable in place (or, the first time in
+ * a process, when the open replayed the journal or found nothing to
+ * replay: the bytes after what it replayed were never acknowledged, and
+ * a new entry must not end up continuing them). */
+static void journal_advance(void) {
+  jr.slot ^= 1;
+  jr.epoch++;
+  amber_journal_head_write(jr.map, jr.slot, jr.epoch);
+  jr.ops->persist(jr.map + (size_t)jr.slot * AMBER_JOURNAL_SLOT, AMBER_JOURNAL_SLOT);
+  jr.head = AMBER_JOURNAL_PAGE;
+  jr.seq = 0;
+  jr.ndone = 0;
+}
+
+/* Every range journaled this epoch synced where it lies (plus r[0..n)),
+ * then the next epoch.  Returns the syncs issued. */
+static unsigned journal_checkpoint(amber_msync_sync_fn fn, const struct amber_msync_range *r, size_t n) {
+  jr.done = grow(jr.done, &jr.cap_done, jr.ndone + n, sizeof *jr.done);
+  memcpy(jr.done + jr.ndone, r, n * sizeof *r);
+  jr.ndone += n;
+  unsigned k = jr.ndone ? fn(jr.done, jr.ndone) : 0;
+  journal_advance();
+  __atomic_add_fetch(&journal_counts[2], 1, __ATOMIC_RELAXED);
+  return k + 1;
+}
+
+/* Keeps `done` from growing without bound: sorted, overlapping or touching
+ * ranges merged (a merged range keeps the larger tag: syncing more than a
+ * flush covered is what the page cache may do anyway). */
+static void done_compact(void) {
+  if (jr.ndone < 4096) return;
+  qsort(jr.done, jr.ndone, sizeof *jr.done, by_start);
+  size_t out = 0;
+  for (size_t i = 1; i < jr.ndone; i++) {
+    struct amber_msync_range *a = &jr.done[out];
+    if (jr.done[i].start <= a->end) {
+      if (jr.done[i].end > a->end) a->end = jr.done[i].end;
+      if (jr.done[i].tag > a->tag) a->tag = jr.done[i].tag;
+    } else {
+      jr.done[++out] = jr.done[i];
+    }
+  }
+  jr.ndone = out + 1;
+}
+
+static unsigned sync_step(amber_msync_sync_fn fn, const struct amber_msync_range *r, size_t n) {
+  if (!jr.map || parallel != 1 || !amber_opt.pm_journal) return fn(r, n);
+  unsigned k = 0;
+  if (jr.fresh) {
+    journal_advance();
+    jr.fresh = 0;
+    k++;
+  }
+  jr.x = grow(jr.x, &jr.cap_x, n * AMBER_PM_MAX_REGIONS, sizeof *jr.x);
+  size_t nx = jr.ops->extents(r, n, jr.x, n * AMBER_PM_MAX_REGIONS);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < nx; i++) bytes += amber_journal_entry_size(jr.x[i].len);
+  /* A sync larger than half the journal goes where it lies. */
+  /* Numbers fit sync_first (u32): a journal of at most AMBER_JOURNAL_MAX
+   * bytes holds fewer entries. */
+  if (bytes > (jr.size - AMBER_JOURNAL_PAGE) / 2) return k + journal_checkpoint(fn, r, n);
+  if (jr.head + bytes > jr.size) k += journal_checkpoint(fn, NULL, 0);
+  uint64_t start = jr.head, first = jr.seq;
+  for (size_t i = 0; i < nx; i++) {
+    struct amber_journal_entry *e = (struct amber_journal_entry *)(jr.map + jr.head);
+    char *d = (char *)(e + 1);
+    /* Word by word: another thread may store to these lines meanwhile (a
+     * store the page cache could write back as well), and a word copied
+     * whole is one of its values, never a mix. */
+    const uint64_t *src = jr.x[i].addr;
+    uint64_t *dst = (uint64_t *)d;
+    for (uint64_t w = 0; w < jr.x[i].len / 8; w++) dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
+    e->magic = AMBER_JOURNAL_ENTRY_MAGIC;
+    e->len = (uint32_t)jr.x[i].len;
+    e->epoch = jr.epoch;
+    e->seq = jr.seq++;
+    e->off = jr.x[i].off;
+    e->sync_first = (uint32_t)first;
+    e->crc = amber_journal_entry_crc(e, d);
+    jr.head += amber_journal_entry_size(jr.x[i].len);
+  }
+  jr.ops->persist(jr.map + start, jr.head - start);
+  if (jr.ops->journaled) jr.ops->journaled(r, n);
+  jr.done = grow(jr.done, &jr.cap_done, jr.ndone + n, sizeof *jr.done);
+  memcpy(jr.done + jr.ndone, r, n * sizeof *r);
+  jr.ndone += n;
+  done_compact();
+  __atomic_add_fetch(&journal_counts[0], 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&journal_counts[1], jr.head - start, __ATOMIC_RELAXED);
+  return k + 1;
+}
+
+/* Detach: what the journal holds synced in place, so the next open has
+ * nothing to replay; then no journal.  Returns the syncs issued. */
+static unsigned journal_end(amber_msync_sync_fn fn) {
+  unsigned k = 0;
+  if (jr.map && !jr.fresh && fn) k = journal_checkpoint(fn, NULL, 0);
+  jr.map = NULL;
+  jr.ndone = 0;
+  return k;
 }
 
 /* ---- the real sync step: msync and fdatasync on the heap file ---- */
@@ -607,6 +772,25 @@ size_t amber_msync_file_ranges(const struct amber_msync_range *r, size_t n, cons
   return k;
 }
 
+static noreturn void sync_failed(const char *call);
+
+static size_t real_extents(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap) {
+  struct amber_msync_file_range *f = (struct amber_msync_file_range *)(void *)x; /* converted in place below */
+  _Static_assert(sizeof *f == sizeof *x, "extent and file range share the scratch list");
+  (void)cap;
+  size_t k = amber_msync_file_ranges(r, n, regions, nregions, f);
+  for (size_t i = 0; i < k; i++) {
+    struct amber_msync_file_range t = f[i];
+    x[i] = (struct amber_journal_extent){(const void *)t.addr, t.off, t.len};
+  }
+  return k;
+}
+
+static void real_persist(const void *addr, size_t len) {
+  uintptr_t a = (uintptr_t)addr & ~(page_size - 1);
+  if (msync((void *)a, (uintptr_t)addr + len - a, MS_SYNC) != 0) sync_failed("msync of the sync journal");
+}
+
 static noreturn void sync_failed(const char *call) {
   amber_fatal("%s of heap %s failed (%s): commits since the last sync may not be durable; the heap file's storage may be "
               "failing (check the disk and the kernel log)", call, heap_path, strerror(errno));
@@ -619,6 +803,10 @@ static unsigned file_sync(const struct amber_msync_range *r, size_t n) {
   size_t cap_plan = 0;
   plan = grow(plan, &cap_plan, n, sizeof *plan);
   memcpy(plan, r, n * sizeof *r);
+  for (size_t i = 0; i < n; i++) { /* recorded by the line; msync takes pages */
+    plan[i].start &= ~(page_size - 1);
+    plan[i].end = (plan[i].end + page_size - 1) & ~(page_size - 1);
+  }
   unsigned calls = 1;
   size_t k = amber_msync_coalesce(plan, n, regions, nregions, page_size);
   if (k > AMBER_MSYNC_MAX_CALLS && several == AMBER_MSYNC_SEVERAL_FDATASYNC) {
@@ -684,11 +872,12 @@ void amber_msync_detach(int fd) {
     expect_gen = 0;
     size_t n = npending;
     npending = 0;
-    __atomic_add_fetch(&syncs, sync_fn(pending, n), __ATOMIC_RELAXED);
+    __atomic_add_fetch(&syncs, sync_step(sync_fn, pending, n), __ATOMIC_RELAXED);
     __atomic_store_n(&completed, gen, __ATOMIC_RELEASE);
     running = 0;
     pthread_cond_broadcast(&done_cond);
   }
+  __atomic_add_fetch(&syncs, journal_end(sync_fn), __ATOMIC_RELAXED);
   sync_fn = NULL;
   several = AMBER_MSYNC_SEVERAL_NONE;
   heap_fd = -1;

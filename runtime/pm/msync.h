@@ -121,6 +121,37 @@ void amber_msync_sync_counts(uint64_t out[5]);
 /* The way the attached heap syncs several ranges (NONE: none attached). */
 enum amber_msync_several amber_msync_several(void);
 
+/* The sync journal (docs/engines/msync.md, "The sync journal"): with one
+ * sync at a time, a sync writes its ranges' bytes as entries into the
+ * heap's journal (mapped at map, `size` bytes at file offset `file_off`,
+ * current head: epoch, slot) and makes that one span durable, instead of
+ * syncing the ranges where they lie; those are synced in place (by the
+ * sync step) when the journal is full and at detach, and the epoch then
+ * moves on.  The ops say how ranges name bytes and how the journal's own
+ * bytes are made durable: NULL for the real backend (addresses, msync);
+ * the simulator passes its own.  Called after attach; detach ends it. */
+struct amber_journal_extent {
+  const void *addr; /* the bytes, mapped */
+  uint64_t off, len; /* their file offset and length */
+};
+struct amber_msync_journal_ops {
+  /* r[0..n) as extents into x (room for cap); returns how many. */
+  size_t (*extents)(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap);
+  /* The journal's bytes [addr, addr+len) durable now, or die. */
+  void (*persist)(const void *addr, size_t len);
+  /* r[0..n) are durable through the journal (the simulator's check); may be NULL. */
+  void (*journaled)(const struct amber_msync_range *r, size_t n);
+};
+void amber_msync_journal_attach(char *map, uint64_t file_off, uint64_t size, uint64_t epoch, int slot,
+                                const struct amber_msync_journal_ops *ops);
+/* The heap was closed (marked clean): what the journal holds is synced in
+ * place and voided, so the next open replays nothing; later syncs go in
+ * place.  Waits for the running sync first. */
+void amber_msync_journal_close(void);
+/* [0] syncs the journal took, [1] bytes it wrote (headers included), [2]
+ * times it was full (ranges synced in place, epoch advanced). */
+void amber_msync_journal_counts(uint64_t out[3]);
+
 /* Syncs issued so far, all threads (the stats' "syncs"). */
 uint64_t amber_msync_syncs(void);
 /* Threads waiting in a fence for a sync (for tests). */

@@ -237,6 +237,17 @@ void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct 
   if (mode == AMBER_PM_MODE_MSYNC) amber_msync_attach(path, fd, reg, nreg, medium_known && medium.map_sync);
 }
 
+void amber_pm_journal_attach(char *map, uint64_t file_off, uint64_t size, uint64_t epoch, int slot) {
+  if (!amber_opt.pm_journal) return;
+  if (mode == AMBER_PM_MODE_MSYNC) amber_msync_journal_attach(map, file_off, size, epoch, slot, NULL);
+  if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync)
+    amber_msync_journal_attach(map, file_off, size, epoch, slot, &amber_sim_journal_ops);
+}
+
+void amber_pm_journal_close(void) {
+  if (mode == AMBER_PM_MODE_MSYNC || (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync)) amber_msync_journal_close();
+}
+
 void amber_pm_detach(int fd) {
   if (mode == AMBER_PM_MODE_MSYNC) amber_msync_detach(fd);
 }
@@ -279,7 +290,9 @@ void amber_pm_flush_at(const struct amber_pm_site *site, const void *addr, size_
     amber_pmem_flush((const void *)a, e - a);
     break;
   case AMBER_PM_MODE_MSYNC: /* recorded; the fence syncs (msync.c) */
-    amber_msync_record(a & ~(page - 1), (e + page - 1) & ~(page - 1), 0);
+    /* By the line: the sync journal copies exactly these bytes; a sync
+     * in place rounds to pages (msync.c, file_sync). */
+    amber_msync_record(a, (e + LINE - 1) & ~(uintptr_t)(LINE - 1), 0);
     break;
   case AMBER_PM_MODE_NONE:
   case AMBER_PM_MODE_SIM:

@@ -66,7 +66,7 @@ struct amber_pm_region {
   void *addr;
   uint64_t len, file_off;
 };
-#define AMBER_PM_MAX_REGIONS 3
+#define AMBER_PM_MAX_REGIONS 4
 
 /* Reads AMBER_PM (and checks AMBER_PM_MEDIUM); fatal on an unknown name.
  * An explicit backend is the mode from here on; with AMBER_PM=auto (the
@@ -89,6 +89,13 @@ int amber_pm_auto(void);
  * cover power loss on the medium gets its one warning.  heap/heap.c says which regions
  * (amber_heap_pm_attach). */
 void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct amber_pm_region *reg, int nreg);
+/* The heap's sync journal (heap/journal.h), after amber_pm_attach: the
+ * msync backend (and the simulator's model of it) writes its syncs there
+ * (docs/engines/msync.md, "The sync journal"); other backends ignore it. */
+void amber_pm_journal_attach(char *map, uint64_t file_off, uint64_t size, uint64_t epoch, int slot);
+/* The heap was marked clean: the journal's ranges synced in place and the
+ * journal voided (msync.h, amber_msync_journal_close). */
+void amber_pm_journal_close(void);
 /* The heap file open as `fd` is about to close (heap/heap.c,
  * amber_heap_unmap): a backend that syncs through fd stops using it. */
 void amber_pm_detach(int fd);

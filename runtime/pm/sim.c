@@ -372,6 +372,47 @@ static unsigned msync_sync(const struct amber_msync_range *r, size_t n) {
   return 1;
 }
 
+/* AMBER_SIM_MSYNC with the sync journal: a range is a line index. */
+static size_t journal_extents(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < cap; i++) {
+    const unsigned char *a = amber_sim_mem(r[i].start * LINE);
+    if (!a) AMBER_BUG("simulator: a journaled range (file offset %llu) lies outside the heap's mappings",
+                      (unsigned long long)(r[i].start * LINE));
+    x[k++] = (struct amber_journal_extent){a, r[i].start * LINE, (r[i].end - r[i].start) * LINE};
+  }
+  return k;
+}
+
+/* The journal's own bytes: recorded as stores and durable at once (the
+ * real backend's msync of the span returns after they are on the medium). */
+static void journal_persist(const void *addr, size_t len) {
+  sched_yield(); /* as msync_sync: let fences arrive during the sync */
+  pthread_mutex_lock(&lock);
+  uint64_t a, e;
+  if (!file_off(addr, &a) || !file_off((const char *)addr + len - 1, &e))
+    AMBER_BUG("simulator: the sync journal [%p, +%zu) lies outside the heap's mappings", addr, len);
+  uint32_t tid = self()->tid;
+  for (uint64_t idx = a / LINE; idx <= e / LINE; idx++) {
+    sync_line(idx, tid);
+    struct sim_line *l = line_of(idx, 0);
+    if (l && l->n) make_durable(l, l->st[l->n - 1].seq);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+static void journal_covered(const struct amber_msync_range *r, size_t n) {
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < n; i++)
+    for (uintptr_t idx = r[i].start; idx < r[i].end; idx++) {
+      struct sim_line *l = line_of(idx, 0);
+      if (l && r[i].tag > l->journaled) l->journaled = r[i].tag;
+    }
+  pthread_mutex_unlock(&lock);
+}
+
+const struct amber_msync_journal_ops amber_sim_journal_ops = {journal_extents, journal_persist, journal_covered};
+
 /* AMBER_SIM_MSYNC: this thread's fence returned from the group commit.
  * Every store its flushes covered must be durable now; one that is not
  * means the group commit let a fence return before a sync covered it. */
@@ -380,7 +421,7 @@ void amber_sim_fence_done(void) {
   struct sim_thread *t = self();
   for (size_t i = 0; i < t->n; i++) {
     struct sim_line *l = line_of(t->f[i].idx, 0);
-    if (l && l->n && l->st[0].seq <= t->f[i].seq)
+    if (l && l->n && l->st[0].seq <= t->f[i].seq && l->journaled < t->f[i].seq)
       AMBER_BUG("simulator: a fence returned before the msync backend synced file offset %llu (store %llu, flushed "
                 "by this thread): the group commit broke its ordering (runtime/pm/msync.c)",
                 (unsigned long long)(t->f[i].idx * LINE), (unsigned long long)l->st[0].seq);
@@ -407,8 +448,8 @@ static uint64_t count_pending(uint32_t tid) {
   for (size_t i = 0; i < amber_sim.tabcap; i++) {
     struct sim_line *l = amber_sim.tab[i];
     if (!l || !l->n) continue;
-    if (!tid) {
-      n++;
+    if (!tid) { /* durable through the sync journal counts (msync.c) */
+      if (l->st[l->n - 1].seq > l->journaled) n++;
       continue;
     }
     for (uint32_t k = 0; k < l->n; k++)

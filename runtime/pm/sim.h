@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "msync.h"
 #include "pm.h"
 
 struct sim_store {
@@ -25,6 +26,7 @@ struct sim_line {
   uint64_t idx;         /* file offset / 64 */
   uint64_t flushed_seq; /* newest store covered by a flush not yet fenced */
   uint32_t flushed_tid; /* the thread of that flush */
+  uint64_t journaled;   /* AMBER_SIM_MSYNC: newest store a sync made durable through the sync journal */
   uint32_t n, cap;
   struct sim_store *st; /* pending, oldest first */
 };
@@ -52,6 +54,10 @@ void amber_sim_flush(const void *addr, size_t len);
 void amber_sim_fence(void);
 /* AMBER_SIM_MSYNC: after the fence's group commit (msync.c) returned. */
 void amber_sim_fence_done(void);
+/* AMBER_SIM_MSYNC: the msync backend's sync journal in the model
+ * (msync.h): ranges are line indexes, the journal's bytes become durable
+ * at once, and a journaled range counts as durable at a fence's return. */
+extern const struct amber_msync_journal_ops amber_sim_journal_ops;
 /* One line to stdout with one write(2), so lines of the program, of walk
  * children and of checkers never interleave mid-line. */
 void amber_sim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

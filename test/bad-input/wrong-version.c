@@ -5,7 +5,7 @@
 // RUN: cp %t.heap %t.orig
 // RUN: not %rerun %t 2>&1 | FileCheck %s
 // RUN: cmp %t.heap %t.orig
-// CHECK: amber: error: heap {{.*}} has layout version 99 but this amber reads version 11
+// CHECK: amber: error: heap {{.*}} has layout version 99 but this amber reads version 12
 #include <amber.h>
 int main(void) {
   long *r = amber_root(sizeof *r);

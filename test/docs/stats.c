@@ -14,14 +14,14 @@
 // RUN: %python -m json.tool %t.fresh.json > /dev/null
 // RUN: cmp %t.heap %t.orig
 // FRESH:      heap {{.*}}.heap
-// FRESH-NEXT: engine romulus (layout version 11)
+// FRESH-NEXT: engine romulus (layout version 12)
 // FRESH-NEXT: state clean (opened 0 times)
-// FRESH-NEXT: file 8454144 bytes: 65536 metadata, 4194304 data area, 4194304 engine area
+// FRESH-NEXT: file 9502720 bytes: 65536 metadata, 4194304 data area, 4194304 engine area, 1048576 sync journal
 // FRESH-NEXT: data area 1024 pages of 4096 bytes: 17 allocator metadata (data header, page table), 1007 allocatable
 // FRESH-NEXT: used 0 objects, 0 bytes
 // FRESH-NEXT: free 1007 pages (4124672 bytes); largest free run 1007 pages
 // FRESH-NEXT: roots 0 (no program called amber_root yet)
-// FRESH-NEXT: threads no thread table in layout version 11; per-thread log areas: none the romulus engine exposes
+// FRESH-NEXT: threads no thread table in layout version 12; per-thread log areas: none the romulus engine exposes
 // FRESH-NEXT: arenas 0 of 16
 // FRESH-NEXT: engine area 4194304 bytes at file offset 0x410000; state word 0x49444c45 ("IDLE")
 // FRESH-NOT:  class
@@ -85,7 +85,7 @@
 // USED-NEXT: large 3 1 - 12288 (10000 bytes requested)
 // JSON:      stats json ok
 // INFO:      root offset 0x{{[0-9a-f]+}}, 64 bytes
-// INFO-NEXT: threads no thread table in layout version 11; per-thread log areas: none the romulus engine exposes
+// INFO-NEXT: threads no thread table in layout version 12; per-thread log areas: none the romulus engine exposes
 // INFO-NEXT: state clean
 // FILE:      {{.*}}.json
 // FILE-NEXT:   engine romulus

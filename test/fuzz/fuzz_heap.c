@@ -205,7 +205,7 @@ static void load_bases(void) {
   const char *dir = getenv("TMPDIR");
   snprintf(tmp, sizeof tmp, "%s/amber-fuzz-%d.heap", dir && *dir ? dir : "/tmp", (int)getpid());
   unlink(tmp);
-  struct amber_create_args a = {AMBER_MIN_DATA, 0x550000000000ull, AMBER_ENGINE_ROMULUS, 0, 0};
+  struct amber_create_args a = {AMBER_MIN_DATA, 0x550000000000ull, AMBER_ENGINE_ROMULUS, 0, 0, 2 * AMBER_PAGE};
   if (amber_engine_heap_create(tmp, &a) != 0) {
     fprintf(stderr, "fuzz_heap: cannot create a fresh heap at %s\n", tmp);
     abort();

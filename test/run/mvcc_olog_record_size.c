@@ -46,4 +46,4 @@ int main(int argc, char **argv) {
 // PMEM: pmem 0 16000 80.0 0
 // BUMP2: sum 400
 // MSYNC: msync 1 16000 80.0 0
-// OLD: amber: error: heap {{.*}}.old has layout version 10 but this amber reads version 11; use the amber that created it (or recreate the heap)
+// OLD: amber: error: heap {{.*}}.old has layout version 10 but this amber reads version 12; use the amber that created it (or recreate the heap)

@@ -74,7 +74,7 @@ env["LD_PRELOAD"] = o.lib
 tool_env = {k: v for k, v in env.items() if k != "LD_PRELOAD"}
 
 # ---- the format (docs/format.md) ----
-HDR = struct.Struct("<8sIIQ16sQQQQQQQII")  # up to and including crc: 112 bytes
+HDR = struct.Struct("<8sIIQ16sQQQQQQQQQII")  # up to and including crc: 128 bytes (layout 12)
 STATUS, ORDO, SLOT = 4096, 8192, 256
 ORDO_LEN = 240  # sizeof(struct amber_ordo_record)
 DESC = 64
@@ -205,7 +205,7 @@ if "flips" in only:
 clean = bases[0]
 L = len(clean.bytes)
 if "sizes" in only:
-    for n in (0, 1, 8, 100, 111, 112, 4096, 8192, 65536, 65536 + 4096, L // 2, L - 4096, L - 1):
+    for n in (0, 1, 8, 100, 127, 128, 4096, 8192, 65536, 65536 + 4096, L // 2, L - 4096, L - 1):
         cases.append(("sizes", "truncated to %d bytes" % n, None, patched(clean, [], n), "size", 0))
     for n in (1, 4096, 1 << 20):
         cases.append(("sizes", "extended by %d bytes" % n, None, patched(clean, [], L + n), "size", 0))
@@ -227,11 +227,13 @@ if "versions" in only:
     edits = [("version %d" % v, {1: v}) for v in (0, 1, cur - 1, cur + 1, 0xFFFF, 0xFFFFFFFF)]
     edits += [("engine %d" % v, {2: v}) for v in (0, 2, 3, 99)]
     edits += [("features 0x%x" % v, {3: v}) for v in (1, 1 << 63)]
-    edits += [("page size %d" % v, {12: v}) for v in (0, 8192)]
+    edits += [("page size %d" % v, {14: v}) for v in (0, 8192)]
     f = HDR.unpack_from(clean.bytes, 0)
     edits += [("data size %d" % v, {8: v}) for v in (f[8] // 2, f[8] * 2, f[8] + 1)]
     edits += [("file size %d" % (f[5] + 4096), {5: f[5] + 4096})]
     edits += [("data offset 0", {7: 0}), ("engine offset %d" % (f[9] + 4096), {9: f[9] + 4096})]
+    edits += [("journal offset %d" % (f[11] + 4096), {11: f[11] + 4096}), ("journal size 4096", {12: 4096}),
+              ("journal size %d" % (f[12] + 4096), {12: f[12] + 4096})]
     edits += [("base 0x%x" % v, {6: v}) for v in (0, 0x1000, f[6] + 4096, 1 << 47)]
     for what, fields in edits:
         for reseal in (False, True):

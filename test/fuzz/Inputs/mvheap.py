@@ -3,7 +3,7 @@ the damage tests: where each ring's live records and the CLog's live
 entries are, so a test can damage exactly one of them."""
 import struct
 
-HDR = struct.Struct("<8sIIQ16sQQQQQQQII")
+HDR = struct.Struct("<8sIIQ16sQQQQQQQQQII")  # layout 12: journal_offset, journal_size after engine_size
 AREA = struct.Struct("<8sIIIIQQQQQQII")
 RING_HDR = struct.Struct("<QQQQII")   # magic tail seq c pad crc
 CLOG_HDR = struct.Struct("<QQQQQII")  # magic gen c tail head pad crc
@@ -22,8 +22,8 @@ REC_MAGIC, PAD_MAGIC, CKPT_MAGIC = 0x31474C4F, 0x44415050, 0x31504B43
 PAGE = 4096
 # The heap layout version (docs/format.md), for reproducing the damage on
 # an older build: set by the caller.  5: before the ring headers' c and the
-# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs); 9: before the records' conditional dependencies (cdep, cdep_ring: the 56-byte header); 10: the dependencies in a 96-byte header (11: in a trailer).
-LAYOUT = 11
+# CLog header's head; 6: before the records' dependency (dep, dep_ring).  7: before CLog link entries (the same record and ring layout); 8: before the code name table (the same logs); 9: before the records' conditional dependencies (cdep, cdep_ring: the 56-byte header); 10: the dependencies in a 96-byte header (11: in a trailer; 12: the sync journal after the engine area, the same logs).
+LAYOUT = 12
 
 
 def cdep_bytes(n):
