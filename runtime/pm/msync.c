@@ -539,6 +539,10 @@ static void done_compact(void) {
 
 static unsigned sync_step(amber_msync_sync_fn fn, const struct amber_msync_range *r, size_t n) {
   if (!jr.map || parallel != 1 || !amber_opt.pm_journal) return fn(r, n);
+  /* One range (one thread's commit) costs one write where it lies too,
+   * and is not written twice; allowed only while the epoch holds no
+   * entry, which replay could otherwise put back over it. */
+  if (n == 1 && !jr.ndone) return fn(r, n);
   unsigned k = 0;
   if (jr.fresh) {
     journal_advance();
