@@ -16,7 +16,13 @@
 // RUN: %python -c "import json; d=json.load(open('%t.json')); assert d['sync_journal_syncs'] > 0, d"
 // RUN: env AMBER_ENGINE=romulus AMBER_PM=msync not --crash %run %t commit-crash 42 > %t.off
 // RUN: %python %S/Inputs/poke_heap.py %t.heap %t.off 0
+// amber info and amber check see what the journal holds, on a private copy:
+// RUN: cp %t.heap %t.before
+// RUN: %amber info %t.heap | FileCheck %s --check-prefix=INFO
+// RUN: %amber check %t.heap
+// RUN: cmp %t.heap %t.before
 // RUN: env AMBER_PM=msync AMBER_VERBOSE=1 %rerun %t read 2>&1 | FileCheck %s --check-prefix=REPLAY
+// RUN: %amber info %t.heap | FileCheck %s --check-prefix=EMPTY
 // RUN: env AMBER_ENGINE=romulus AMBER_PM=msync %run %t commit 7 > %t.off
 // RUN: %python %S/Inputs/poke_heap.py %t.heap %t.off 9
 // RUN: env AMBER_PM=msync AMBER_VERBOSE=1 %rerun %t read 2>&1 | FileCheck %s --check-prefix=CLEAN
@@ -32,6 +38,8 @@
 // RUN: env AMBER_ENGINE=romulus AMBER_PM=msync AMBER_PM_JOURNAL=0 not --crash %run %t commit-crash 42 > %t.off
 // RUN: %python %S/Inputs/poke_heap.py %t.heap %t.off 0
 // RUN: env AMBER_PM=msync %rerun %t read 2>&1 | FileCheck %s --check-prefix=LOST
+// INFO: journal      1048576 bytes; {{[1-9][0-9]*}} entries the next open replays (shown applied)
+// EMPTY: journal      1048576 bytes, empty
 // REPLAY: replayed {{[1-9][0-9]*}} sync journal entr
 // REPLAY: value 42
 // CLEAN-NOT: replayed
