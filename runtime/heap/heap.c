@@ -303,6 +303,15 @@ int amber_heap_open_file(const char *path, int flags, struct amber_heap *h) {
   return 0;
 }
 
+/* Maps `size` bytes of the heap file from `off` at *at; -1 after an error
+ * (*at stays NULL). */
+static int map_area(struct amber_heap *h, char **at, uint64_t size, uint64_t off, int prot, int mflags) {
+  void *p = mmap(NULL, size, prot, mflags, h->fd, (off_t)off);
+  if (p == MAP_FAILED) return amber_error("cannot map heap %s: %s", h->path, strerror(errno));
+  *at = p;
+  return 0;
+}
+
 int amber_heap_map(struct amber_heap *h, int flags) {
   const char *path = h->path;
   const struct amber_header hd = h->hdr;
@@ -349,28 +358,10 @@ int amber_heap_map(struct amber_heap *h, int flags) {
    * with a window, h->data is the alias: the same file pages (MAP_SHARED), so
    * a store through one is seen through the other, and cache lines are
    * flushed by either address. */
-  h->data = mmap(NULL, hd.data_size, prot, mflags, fd, (off_t)hd.data_offset);
-  if (h->data == MAP_FAILED) {
-    h->data = NULL;
-    amber_error("cannot map heap %s: %s", path, strerror(errno));
+  if (map_area(h, &h->data, hd.data_size, hd.data_offset, prot, mflags) != 0 ||
+      (hd.engine_size && map_area(h, &h->engine_area, hd.engine_size, hd.engine_offset, prot, mflags) != 0) ||
+      (hd.journal_size && map_area(h, &h->journal, hd.journal_size, hd.journal_offset, prot, mflags) != 0))
     return fail(h);
-  }
-  if (hd.engine_size) {
-    h->engine_area = mmap(NULL, hd.engine_size, prot, mflags, fd, (off_t)hd.engine_offset);
-    if (h->engine_area == MAP_FAILED) {
-      h->engine_area = NULL;
-      amber_error("cannot map heap %s: %s", path, strerror(errno));
-      return fail(h);
-    }
-  }
-  if (hd.journal_size) {
-    h->journal = mmap(NULL, hd.journal_size, prot, mflags, fd, (off_t)hd.journal_offset);
-    if (h->journal == MAP_FAILED) {
-      h->journal = NULL;
-      amber_error("cannot map heap %s: %s", path, strerror(errno));
-      return fail(h);
-    }
-  }
   h->private_map = share != MAP_SHARED;
   amber_heap_fault_track(h);
   /* What the sync journal holds belongs in the areas before anything reads
