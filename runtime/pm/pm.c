@@ -250,6 +250,9 @@ void amber_pm_journal_close(void) {
 
 void amber_pm_detach(int fd) {
   if (mode == AMBER_PM_MODE_MSYNC) amber_msync_detach(fd);
+  /* The model's journal mapping goes with the heap: nothing may sync
+   * through it after this (the real backend's detach ends it). */
+  if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync) amber_msync_journal_close();
 }
 
 enum amber_pm_mode amber_pm_mode(void) { return mode; }

@@ -34,6 +34,18 @@
 // RUN: cp %t.heap %t.damaged
 // RUN: env AMBER_PM=msync not %rerun %t read 2>&1 | FileCheck %s --check-prefix=DAMAGED
 // RUN: cmp %t.heap %t.damaged
+// A torn last sync (its first entry bad, nothing after it but its own) is
+// the end of the journal, not damage: the open replays what came before.
+// The same with an intact entry of that sync after the bad one (a tear in
+// the sync's middle); but an intact entry of a later sync there is damage.
+// RUN: env AMBER_ENGINE=romulus AMBER_PM=msync not --crash %run %t commit-crash 42 > %t.off
+// RUN: cp %t.heap %t.crashed
+// RUN: %python %S/Inputs/poke_heap.py %t.heap journal-last-sync 0x5a
+// RUN: env AMBER_PM=msync AMBER_VERBOSE=1 %rerun %t read 2>&1 | FileCheck %s --check-prefix=TORN
+// RUN: cp %t.crashed %t.heap && %python %S/Inputs/poke_heap.py %t.heap journal-torn-tail 0x5a
+// RUN: env AMBER_PM=msync AMBER_VERBOSE=1 %rerun %t read 2>&1 | FileCheck %s --check-prefix=TORN
+// RUN: cp %t.crashed %t.heap && %python %S/Inputs/poke_heap.py %t.heap journal-later-sync 0x5a
+// RUN: env AMBER_PM=msync not %rerun %t read 2>&1 | FileCheck %s --check-prefix=LATER
 // Without the journal the first case loses the commit (the test's own check):
 // RUN: env AMBER_ENGINE=romulus AMBER_PM=msync AMBER_PM_JOURNAL=0 not --crash %run %t commit-crash 42 > %t.off
 // RUN: %python %S/Inputs/poke_heap.py %t.heap %t.off 0
@@ -45,6 +57,10 @@
 // CLEAN-NOT: replayed
 // CLEAN: value 9
 // LOST: value 0
+// TORN-NOT: error
+// TORN: replayed {{[1-9][0-9]*}} sync journal entr
+// TORN: value 42
+// LATER: amber: error: heap {{.*}}: sync journal entry {{[1-9][0-9]*}} (file offset {{[0-9]+}}) is damaged, but entry {{[1-9][0-9]*}} of a later sync
 // DAMAGED: amber: error: heap {{.*}}: sync journal entry 0 (file offset {{[0-9]+}}) is damaged, but entry {{[0-9]+}} of a later sync (file offset {{[0-9]+}}) is intact: commits made durable there would be lost; restore the heap from a copy
 #include <amber.h>
 #include <signal.h>
