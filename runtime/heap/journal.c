@@ -54,8 +54,25 @@ int amber_journal_replay(struct amber_heap *h) {
    * before the next starts, so an intact entry of a sync that started
    * after entry n (its sync_first above n) proves entry n's sync was
    * complete: entry n was damaged since, and the commits after it would
-   * be lost.  Only entries of entry n's own sync may follow a tear. */
+   * be lost.  Only entries of entry n's own sync may follow a tear.
+   * Holes in the file read as zeros and hold no entry: skipped, so a
+   * journal never written (any heap off the msync backend) costs no page
+   * faults here. */
+  uint64_t data_end = 0; /* journal offset where the data segment holding `at` ends */
   for (uint64_t at = pos + 8; at + sizeof(struct amber_journal_entry) <= size; at += 8) {
+    if (at >= data_end) {
+      off_t d = lseek(h->fd, (off_t)(h->hdr.journal_offset + at), SEEK_DATA);
+      if (d < 0 && errno == ENXIO) break; /* only a hole after at */
+      if (d < 0) {
+        data_end = size; /* the file system cannot tell: read it all */
+      } else {
+        off_t e = lseek(h->fd, d, SEEK_HOLE);
+        data_end = e < 0 ? size : (uint64_t)e - h->hdr.journal_offset;
+        uint64_t from = ((uint64_t)d - h->hdr.journal_offset) & ~(uint64_t)7;
+        /* An entry may start up to one header before the segment. */
+        if (from > at + sizeof(struct amber_journal_entry)) at = from - sizeof(struct amber_journal_entry);
+      }
+    }
     const struct amber_journal_entry *e = (const void *)(j + at);
     if (e->magic != AMBER_JOURNAL_ENTRY_MAGIC || e->epoch != epoch || e->sync_first <= n || e->seq <= n ||
         !amber_journal_entry_ok(e, size - at, epoch))
