@@ -74,9 +74,7 @@ int amber_journal_replay(struct amber_heap *h) {
       }
     }
     const struct amber_journal_entry *e = (const void *)(j + at);
-    if (e->magic != AMBER_JOURNAL_ENTRY_MAGIC || e->epoch != epoch || e->sync_first <= n || e->seq <= n ||
-        !amber_journal_entry_ok(e, size - at, epoch))
-      continue;
+    if (e->sync_first <= n || e->seq <= n || !amber_journal_entry_ok(e, size - at, epoch)) continue;
     return amber_error("heap %s: sync journal entry %llu (file offset %llu) is damaged, but entry %llu of a later sync (file "
                        "offset %llu) is intact: commits made durable there would be lost; restore the heap from a copy",
                        h->path, (unsigned long long)n, (unsigned long long)(h->hdr.journal_offset + pos),

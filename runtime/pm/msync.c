@@ -451,12 +451,12 @@ static struct {
   const struct amber_msync_journal_ops *ops;
   struct amber_msync_range *done;
   size_t ndone, cap_done;
-  struct amber_journal_extent *x;
+  struct amber_msync_file_range *x;
   size_t cap_x;
 } jr;
 static uint64_t journal_counts[3]; /* relaxed atomics: statistics only */
 
-static size_t real_extents(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap);
+static size_t real_extents(const struct amber_msync_range *r, size_t n, struct amber_msync_file_range *x);
 static void real_persist(const void *addr, size_t len);
 static const struct amber_msync_journal_ops real_ops = {real_extents, real_persist, NULL};
 static int by_start(const void *a, const void *b);
@@ -550,12 +550,11 @@ static unsigned sync_step(amber_msync_sync_fn fn, const struct amber_msync_range
     k++;
   }
   jr.x = grow(jr.x, &jr.cap_x, n * AMBER_PM_MAX_REGIONS, sizeof *jr.x);
-  size_t nx = jr.ops->extents(r, n, jr.x, n * AMBER_PM_MAX_REGIONS);
+  size_t nx = jr.ops->extents(r, n, jr.x);
   uint64_t bytes = 0;
   for (size_t i = 0; i < nx; i++) bytes += amber_journal_entry_size(jr.x[i].len);
-  /* A sync larger than half the journal goes where it lies. */
-  /* Numbers fit sync_first (u32): a journal of at most AMBER_JOURNAL_MAX
-   * bytes holds fewer entries. */
+  /* A sync larger than half the journal goes where it lies.  (Entry
+   * numbers fit sync_first, a u32: at most AMBER_JOURNAL_MAX bytes.) */
   if (bytes > (jr.size - AMBER_JOURNAL_PAGE) / 2) return k + journal_checkpoint(fn, r, n);
   if (jr.head + bytes > jr.size) k += journal_checkpoint(fn, NULL, 0);
   uint64_t start = jr.head, first = jr.seq;
@@ -565,7 +564,7 @@ static unsigned sync_step(amber_msync_sync_fn fn, const struct amber_msync_range
     /* Word by word: another thread may store to these lines meanwhile (a
      * store the page cache could write back as well), and a word copied
      * whole is one of its values, never a mix. */
-    const uint64_t *src = jr.x[i].addr;
+    const uint64_t *src = (const uint64_t *)jr.x[i].addr;
     uint64_t *dst = (uint64_t *)d;
     for (uint64_t w = 0; w < jr.x[i].len / 8; w++) dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
     e->magic = AMBER_JOURNAL_ENTRY_MAGIC;
@@ -778,16 +777,8 @@ size_t amber_msync_file_ranges(const struct amber_msync_range *r, size_t n, cons
 
 static noreturn void sync_failed(const char *call);
 
-static size_t real_extents(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap) {
-  struct amber_msync_file_range *f = (struct amber_msync_file_range *)(void *)x; /* converted in place below */
-  _Static_assert(sizeof *f == sizeof *x, "extent and file range share the scratch list");
-  (void)cap;
-  size_t k = amber_msync_file_ranges(r, n, regions, nregions, f);
-  for (size_t i = 0; i < k; i++) {
-    struct amber_msync_file_range t = f[i];
-    x[i] = (struct amber_journal_extent){(const void *)t.addr, t.off, t.len};
-  }
-  return k;
+static size_t real_extents(const struct amber_msync_range *r, size_t n, struct amber_msync_file_range *x) {
+  return amber_msync_file_ranges(r, n, regions, nregions, x);
 }
 
 static void real_persist(const void *addr, size_t len) {

@@ -24,6 +24,12 @@ struct amber_msync_range {
   uint64_t tag;
 };
 
+/* `len` bytes at file offset `off`, mapped at `addr`. */
+struct amber_msync_file_range {
+  uintptr_t addr;
+  uint64_t off, len;
+};
+
 /* The sync step: makes r[0..n) durable, or dies; returns the syncs it
  * issued (syscalls).  Called by one thread at a time (the group's leader),
  * without the group-commit lock held. */
@@ -96,10 +102,6 @@ size_t amber_msync_coalesce(struct amber_msync_range *r, size_t n, const struct 
  * cut at the mappings' ends: out[i] is `len` bytes at file offset `off`,
  * mapped at `addr`.  out holds n * AMBER_PM_MAX_REGIONS entries; returns
  * how many it filled.  A range outside every mapping is a bug (fatal). */
-struct amber_msync_file_range {
-  uintptr_t addr;
-  uint64_t off, len;
-};
 size_t amber_msync_file_ranges(const struct amber_msync_range *r, size_t n, const struct amber_pm_region *reg, int nreg,
                                struct amber_msync_file_range *out);
 
@@ -130,13 +132,10 @@ enum amber_msync_several amber_msync_several(void);
  * moves on.  The ops say how ranges name bytes and how the journal's own
  * bytes are made durable: NULL for the real backend (addresses, msync);
  * the simulator passes its own.  Called after attach; detach ends it. */
-struct amber_journal_extent {
-  const void *addr; /* the bytes, mapped */
-  uint64_t off, len; /* their file offset and length */
-};
 struct amber_msync_journal_ops {
-  /* r[0..n) as extents into x (room for cap); returns how many. */
-  size_t (*extents)(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap);
+  /* r[0..n) as the bytes they name (struct amber_msync_file_range, below)
+   * into x (room for n * AMBER_PM_MAX_REGIONS); returns how many. */
+  size_t (*extents)(const struct amber_msync_range *r, size_t n, struct amber_msync_file_range *x);
   /* The journal's bytes [addr, addr+len) durable now, or die. */
   void (*persist)(const void *addr, size_t len);
   /* r[0..n) are durable through the journal (the simulator's check); may be NULL. */

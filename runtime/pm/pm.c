@@ -25,7 +25,6 @@
 const char *const amber_pm_cat_name[AMBER_PM_NCAT] = {"data", "log", "checkpoint", "allocator", "header"};
 
 static enum amber_pm_mode mode = AMBER_PM_MODE_PMEM;
-static uintptr_t page = 4096; /* the page size, read once at init: msync ranges are whole pages */
 static int mode_auto;                 /* AMBER_PM=auto: amber_pm_open picks the mode */
 static int medium_known;              /* amber_pm_open ran: `medium` is the heap's */
 static struct amber_pm_medium medium;
@@ -190,7 +189,6 @@ void amber_pm_init(void) {
                 "fence, msync, none or sim", m);
   if (mode_auto) mode = AMBER_PM_MODE_NONE;
   amber_pm_medium_check_option();
-  page = (uintptr_t)sysconf(_SC_PAGESIZE);
   crash_at = amber_opt.crash_at;
   if (amber_opt.pm_group_wait > 1000)
     amber_fatal("AMBER_PM_GROUP_WAIT=%llu is out of range; give a percentage of the mean sync time from 0 (never wait) to 1000 "
@@ -237,22 +235,23 @@ void amber_pm_attach(const char *path, int fd, uint64_t file_size, const struct 
   if (mode == AMBER_PM_MODE_MSYNC) amber_msync_attach(path, fd, reg, nreg, medium_known && medium.map_sync);
 }
 
+/* The crash simulator's model of the msync backend (AMBER_SIM_MSYNC). */
+static int sim_msync(void) { return mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync; }
+
 void amber_pm_journal_attach(char *map, uint64_t file_off, uint64_t size, uint64_t epoch, int slot) {
-  if (!amber_opt.pm_journal) return;
-  if (mode == AMBER_PM_MODE_MSYNC) amber_msync_journal_attach(map, file_off, size, epoch, slot, NULL);
-  if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync)
-    amber_msync_journal_attach(map, file_off, size, epoch, slot, &amber_sim_journal_ops);
+  if (amber_opt.pm_journal && (mode == AMBER_PM_MODE_MSYNC || sim_msync()))
+    amber_msync_journal_attach(map, file_off, size, epoch, slot, sim_msync() ? &amber_sim_journal_ops : NULL);
 }
 
 void amber_pm_journal_close(void) {
-  if (mode == AMBER_PM_MODE_MSYNC || (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync)) amber_msync_journal_close();
+  if (mode == AMBER_PM_MODE_MSYNC || sim_msync()) amber_msync_journal_close();
 }
 
 void amber_pm_detach(int fd) {
   if (mode == AMBER_PM_MODE_MSYNC) amber_msync_detach(fd);
   /* The model's journal mapping goes with the heap: nothing may sync
    * through it after this (the real backend's detach ends it). */
-  if (mode == AMBER_PM_MODE_SIM && amber_opt.sim_msync) amber_msync_journal_close();
+  if (sim_msync()) amber_msync_journal_close();
 }
 
 enum amber_pm_mode amber_pm_mode(void) { return mode; }

@@ -373,13 +373,13 @@ static unsigned msync_sync(const struct amber_msync_range *r, size_t n) {
 }
 
 /* AMBER_SIM_MSYNC with the sync journal: a range is a line index. */
-static size_t journal_extents(const struct amber_msync_range *r, size_t n, struct amber_journal_extent *x, size_t cap) {
+static size_t journal_extents(const struct amber_msync_range *r, size_t n, struct amber_msync_file_range *x) {
   size_t k = 0;
-  for (size_t i = 0; i < n && k < cap; i++) {
+  for (size_t i = 0; i < n; i++) {
     const unsigned char *a = amber_sim_mem(r[i].start * LINE);
     if (!a) AMBER_BUG("simulator: a journaled range (file offset %llu) lies outside the heap's mappings",
                       (unsigned long long)(r[i].start * LINE));
-    x[k++] = (struct amber_journal_extent){a, r[i].start * LINE, (r[i].end - r[i].start) * LINE};
+    x[k++] = (struct amber_msync_file_range){(uintptr_t)a, r[i].start * LINE, (r[i].end - r[i].start) * LINE};
   }
   return k;
 }
