@@ -138,11 +138,13 @@ void amber_stats_write(FILE *f, int json) {
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
     fprintf(f, ", \"aborts_conflict\": %llu, \"aborts_validation\": %llu, \"aborts_future\": %llu, \"aborts_capacity\": %llu, "
-               "\"aborts_irrevocable\": %llu, \"aborts_retry\": %llu, \"aborts_cancel\": %llu, \"aborts_readlog\": %llu",
+               "\"aborts_irrevocable\": %llu, \"aborts_retry\": %llu, \"aborts_cancel\": %llu, \"aborts_readlog\": %llu, "
+               "\"aborts_stale\": %llu",
             (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
             (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY],
             (unsigned long long)s.aborts[AMBER_ABORT_IRREVOCABLE], (unsigned long long)s.aborts[AMBER_ABORT_RETRY],
-            (unsigned long long)s.aborts[AMBER_ABORT_CANCEL], (unsigned long long)s.aborts[AMBER_ABORT_READLOG]);
+            (unsigned long long)s.aborts[AMBER_ABORT_CANCEL], (unsigned long long)s.aborts[AMBER_ABORT_READLOG],
+            (unsigned long long)s.aborts[AMBER_ABORT_STALE]);
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
@@ -158,12 +160,13 @@ void amber_stats_write(FILE *f, int json) {
   fprintf(f, "  commits            %llu (update %llu, read-only %llu)\n", (unsigned long long)(s.update + s.readonly),
           (unsigned long long)s.update, (unsigned long long)s.readonly);
   fprintf(f, "  aborts             %llu (upgrade to writer %llu, lock conflict %llu, validation %llu, future read %llu, capacity %llu, "
-             "irrevocable %llu, amber_retry %llu, amber_cancel %llu, unlogged reads %llu)\n",
+             "irrevocable %llu, amber_retry %llu, amber_cancel %llu, unlogged reads %llu, stale recent start %llu)\n",
           (unsigned long long)aborts, (unsigned long long)s.aborts[AMBER_ABORT_UPGRADE],
           (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
           (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY],
           (unsigned long long)s.aborts[AMBER_ABORT_IRREVOCABLE], (unsigned long long)s.aborts[AMBER_ABORT_RETRY],
-          (unsigned long long)s.aborts[AMBER_ABORT_CANCEL], (unsigned long long)s.aborts[AMBER_ABORT_READLOG]);
+          (unsigned long long)s.aborts[AMBER_ABORT_CANCEL], (unsigned long long)s.aborts[AMBER_ABORT_READLOG],
+          (unsigned long long)s.aborts[AMBER_ABORT_STALE]);
   fprintf(f, "  flushes            %llu (%.2f per update txn)\n", (unsigned long long)fl, per(fl, s.update));
   fprintf(f, "  fences             %llu (%.2f per update txn; read-only txns issued %llu, %.2f each)\n", (unsigned long long)fe,
           per(fe, s.update), (unsigned long long)s.ro_fences, per(s.ro_fences, s.readonly));
@@ -215,7 +218,7 @@ void amber_stats_write_groups(FILE *f) {
   }
   for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) threads += !__atomic_load_n(&t->exited, __ATOMIC_RELAXED);
-  static const char *const reason[AMBER_ABORT_NREASONS] = {"upgrade", "conflict", "validation", "future", "capacity", "irrevocable", "retry", "cancel", "readlog"};
+  static const char *const reason[AMBER_ABORT_NREASONS] = {"upgrade", "conflict", "validation", "future", "capacity", "irrevocable", "retry", "cancel", "readlog", "stale"};
   fprintf(f, "\"tx\": {\"commits\": %llu, \"update_commits\": %llu, \"readonly_commits\": %llu, \"aborts\": %llu",
           (unsigned long long)(s.update + s.readonly), (unsigned long long)s.update, (unsigned long long)s.readonly,
           (unsigned long long)aborts);

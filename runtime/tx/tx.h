@@ -25,6 +25,7 @@ enum amber_abort_reason {
   AMBER_ABORT_RETRY,      /* the region called amber_retry() */
   AMBER_ABORT_CANCEL,     /* the region called amber_cancel() */
   AMBER_ABORT_READLOG,    /* mvcc SER/LIN: a region that ran without its read log (never seen writing) wrote */
+  AMBER_ABORT_STALE,      /* mvcc: a read-only transaction that started from a recent clock value met a version as new */
   AMBER_ABORT_NREASONS
 };
 

@@ -204,6 +204,8 @@ static void mv_open(struct amber_heap *h) {
   attach(h);
   mv.tlog_bytes = amber_opt.mvcc_tlog;
   mv.eager = amber_opt.mvcc_eager;
+  mv.recent_on = amber_opt.mvcc_recent_start;
+  __atomic_store_n(&mv.recent_ts, 0, __ATOMIC_RELAXED);
   mv.elr = amber_opt.mvcc_elr && amber_pm_tickets();
   mv.elr_commits = mv.elr_conditional = mv.elr_waits = mv.olog_full_rounds = 0;
   const char *iso = amber_opt.isolation;
@@ -313,8 +315,9 @@ noreturn void mv_close_turn_away(struct mv_thread *m) {
 }
 
 static void mv_stats(FILE *f, int json) {
-  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0, ops = 0, vconf = 0, vwords = 0, vwaits = 0;
+  uint64_t freed = 0, threads = 0, olog = 0, recycled = 0, upd = 0, ops = 0, vconf = 0, vwords = 0, vwaits = 0, recent = 0;
   for (struct mv_thread *o = __atomic_load_n(&mv.threads, __ATOMIC_ACQUIRE); o; o = o->next) {
+    recent += o->recent_starts;
     vconf += o->vconflicts;
     vwords += o->vwritten;
     vwaits += o->vquiesce_waits;
@@ -354,8 +357,8 @@ static void mv_stats(FILE *f, int json) {
             (unsigned long long)mv.replayed, (unsigned long long)rounds, (unsigned long long)entries, (unsigned long long)drained,
             (unsigned long long)mv_checks_run(), (unsigned long long)olive, (unsigned long long)live, (unsigned long long)ops, mv.recovery_seconds,
             (unsigned long long)mv.solo_txns);
-    fprintf(f, ", \"large_txns\": %llu, \"undo_spilled_entries\": %llu, \"undo_spill_segments\": %llu",
-            (unsigned long long)mv.large_txns, (unsigned long long)spilled, (unsigned long long)segments);
+    fprintf(f, ", \"large_txns\": %llu, \"undo_spilled_entries\": %llu, \"undo_spill_segments\": %llu, \"recent_starts\": %llu",
+            (unsigned long long)mv.large_txns, (unsigned long long)spilled, (unsigned long long)segments, (unsigned long long)recent);
     fprintf(f, ", \"ordinary_conflicts\": %llu, \"ordinary_words_written\": %llu, \"ordinary_quiesce_waits\": %llu",
             (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
     fprintf(f, ", \"early_lock_release\": %d, \"elr_commits\": %llu, \"elr_conditional_commits\": %llu, \"elr_dependency_waits\": %llu, "
@@ -384,6 +387,8 @@ static void mv_stats(FILE *f, int json) {
   fprintf(f, "  large transactions %llu restarted alone (a log too small for them); undo entries spilled to the heap %llu in %llu "
              "segments\n",
           (unsigned long long)mv.large_txns, (unsigned long long)spilled, (unsigned long long)segments);
+  fprintf(f, "  recent starts      %llu transactions started from a clock value already read (AMBER_MVCC_RECENT_START)\n",
+          (unsigned long long)recent);
   fprintf(f, "  ordinary memory    restarts over it %llu; lock words released at commit %llu; transactions waited for (privatization) %llu\n",
           (unsigned long long)vconf, (unsigned long long)vwords, (unsigned long long)vwaits);
 }

@@ -161,6 +161,17 @@ struct mv_thread {
   uint64_t rng;
   int backoff;                  /* the pending abort wants a backoff */
   int eager_next;               /* the next begin waits out the ORDO boundary (an uncertain version aborted this one) */
+  /* Recent starts (txn.c, "Recent starts"; docs/engines/mvcc.md): a
+   * read-only region's transaction takes its local-ts from a clock value
+   * already read instead of reading the clock.  known_ts: the largest
+   * clock value this thread knows was read (by any thread) before now;
+   * recent: the running transaction started so; recent_skip: begins
+   * that read the clock before the next recent start (after a stale
+   * restart: recent_backoff, doubled by each, up to 64). */
+  uint64_t known_ts;
+  int recent;
+  unsigned recent_skip, recent_backoff;
+  uint64_t recent_starts, stale_restarts; /* statistics */
   char *slab;                   /* control-header allocator */
   size_t slab_left;
   struct mv_ctl *spare;         /* lost an install race: reuse */
@@ -243,6 +254,12 @@ struct mv_global {
   uint64_t solo_txns;  /* irrevocable transactions committed (statistics) */
   uint64_t large_txns; /* restarts alone because a log was too small for the transaction (statistics) */
   uint32_t solo_waiters; /* transactions waiting at their start for one (atomic) */
+  int recent_on;       /* AMBER_MVCC_RECENT_START */
+  /* The largest commit ts drawn so far (relaxed: any value read is a clock
+   * value read before it was stored, all a recent start needs).  Alone on
+   * its cache line: every update commit writes it, every begin reads it. */
+  _Alignas(64) uint64_t recent_ts;
+  char recent_pad[56];
 };
 extern struct mv_global mv;
 
@@ -623,6 +640,9 @@ void mv_wait_parked(struct mv_thread *m); /* park, back off, unpark */
 
 /* txn.c */
 void mv_begin(struct amber_thread *t);
+/* A recent start met a version not certainly older than its local-ts:
+ * restart with the clock (txn.c, "Recent starts"). */
+noreturn void mv_stale_restart(struct amber_thread *t, struct mv_thread *m);
 void mv_load(struct amber_thread *t, const void *addr, void *dst, size_t n);
 void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n);
 void mv_commit(struct amber_thread *t);

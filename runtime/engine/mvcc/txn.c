@@ -37,12 +37,67 @@ static noreturn void mv_restart(struct amber_thread *t, struct mv_thread *m, enu
  * A transaction that begins after this one returns then reads a clock above
  * r + boundary on any core: every version this one saw or made is certainly
  * older than its local-ts.  Old versions (the common read) cost one clock
- * read. */
-static inline void wait_return(uint64_t r) {
+ * read, or none when a clock value read before now (known_ts, by any
+ * thread: a later read on any core is above it less a boundary) is past
+ * r + 2 boundaries already. */
+static inline void wait_return(struct mv_thread *m, uint64_t r) {
   if (!r || amber_ordo_clk.mode != AMBER_ORDO_TSC) return; /* the logical clock waited at begin */
   uint64_t b = amber_ordo_boundary();
-  if (__builtin_expect(amber_ordo_get_time() > r + 2 * b, 1)) return;
-  amber_ordo_new_time(r + b);
+  if (r + 2 * b < m->known_ts) return;
+  uint64_t now = amber_ordo_get_time();
+  if (__builtin_expect(now > r + 2 * b, 1)) {
+    m->known_ts = now;
+    return;
+  }
+  m->known_ts = amber_ordo_new_time(r + b);
+}
+
+/* Recent starts (docs/engines/mvcc.md, "Recent starts").  A transaction of
+ * a region that commits without writing (SER or LIN, run without the read
+ * log) takes as its clock value R one that some thread read before this
+ * start (the newest commit ts, or this thread's known_ts) instead of
+ * reading the clock, with local-ts = R - boundary, published before its
+ * first read as a clock start publishes STARTING.  It reads only what is
+ * newest and certainly older than local-ts: a chain head below it, the
+ * checkpoint copy or the master of an empty chain, an ordinary word below
+ * it.  Anything else restarts it with the clock (AMBER_ABORT_STALE).
+ *  - Consistent: a commit after the start draws a cts above R - boundary
+ *    (ORDO: a later clock read on any core), so none of its versions is
+ *    accepted; a commit before the start that it accepts held all its
+ *    blocks locked from before its cts until its versions were linked,
+ *    so every block of it read after the start shows them.  The reads are
+ *    the state at the start.
+ *  - Real-time order: a transaction that returned before the start
+ *    committed before it; its versions, or newer ones, are the newest.
+ *  - Reclamation: only heads are read, and a head is not freed while it is
+ *    the head; rounds after the publication keep what local-ts needs.
+ *  - The wait before return: what it accepts is below R - 2 boundaries,
+ *    and R was read before now (wait_return's known_ts).
+ * Each stale restart doubles how many begins read the clock before the
+ * next recent start (up to 64); a recent read-only commit resets it. */
+static inline void note_recent(uint64_t cts) {
+  if (cts > __atomic_load_n(&mv.recent_ts, __ATOMIC_RELAXED)) __atomic_store_n(&mv.recent_ts, cts, __ATOMIC_RELAXED);
+}
+
+/* The clock value a recent start takes, or 0: read the clock. */
+static inline uint64_t recent_start(const struct amber_thread *t, struct mv_thread *m) {
+  if (!mv.recent_on || m->track || m->solo || m->eager_next || t->op != AMBER_OP_OFF || (m->mode != MV_SER && m->mode != MV_LIN) ||
+      amber_ordo_clk.mode != AMBER_ORDO_TSC)
+    return 0;
+  if (m->recent_skip) {
+    m->recent_skip--;
+    return 0;
+  }
+  uint64_t r = __atomic_load_n(&mv.recent_ts, __ATOMIC_RELAXED);
+  if (r > m->known_ts) m->known_ts = r;
+  else r = m->known_ts;
+  return r > 3 * amber_ordo_boundary() ? r : 0;
+}
+
+noreturn void mv_stale_restart(struct amber_thread *t, struct mv_thread *m) {
+  m->recent_backoff = m->recent_backoff ? (m->recent_backoff < 64 ? m->recent_backoff * 2 : 64) : 1;
+  m->recent_skip = m->recent_backoff;
+  amber_tx_restart(t, AMBER_ABORT_STALE);
 }
 
 static void publish_end(struct mv_thread *m) {
@@ -50,8 +105,12 @@ static void publish_end(struct mv_thread *m) {
   __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_RELEASE); /* even */
 }
 
-static inline __attribute__((always_inline)) void publish_start(struct mv_thread *m, int wait_boundary) {
+/* recent: a recent start's clock value (0: read the clock). */
+static inline __attribute__((always_inline)) void publish_start(struct mv_thread *m, int wait_boundary, uint64_t recent) {
   int waited = 0;
+  /* A recent start's local-ts is known before it publishes: it goes where
+   * STARTING would (nothing to hold reclamation back for meanwhile). */
+  uint64_t first = recent ? recent - amber_ordo_boundary() : MV_STARTING;
   for (;;) {
     /* While an irrevocable transaction runs, wait before publishing
      * STARTING: a STARTING thread holds its checkpoint rounds back. */
@@ -64,7 +123,7 @@ static inline __attribute__((always_inline)) void publish_start(struct mv_thread
     }
     /* STARTING before the clock is read: a reclaimer either sees it (and
      * reclaims nothing) or read its horizon before our clock read. */
-    __atomic_store_n(&m->active, MV_STARTING, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&m->active, first, __ATOMIC_SEQ_CST);
     __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_SEQ_CST); /* odd */
     /* Dekker with mv_solo_enter: it either sees txseq odd and waits for
      * us, or we see it and wait for the irrevocable transaction. */
@@ -81,7 +140,12 @@ static inline __attribute__((always_inline)) void publish_start(struct mv_thread
   /* Counted until past the gate: the next irrevocable transaction lets
    * the waiters start first (solo.c). */
   if (__builtin_expect(waited, 0)) __atomic_sub_fetch(&mv.solo_waiters, 1, __ATOMIC_RELEASE);
+  if (recent) {
+    m->local = first;
+    return;
+  }
   uint64_t now = amber_ordo_get_time();
+  if (now > m->known_ts) m->known_ts = now;
   /* The logical clock (no TSC) keeps the wait at begin: one increment, and
    * wait_return's argument needs a real clock. */
   if (wait_boundary || m->eager_next || amber_ordo_clk.mode != AMBER_ORDO_TSC) {
@@ -168,7 +232,10 @@ void mv_begin(struct amber_thread *t) {
               (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) !=
                   AMBER_HINT_READONLY);
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
-  publish_start(m, m->solo);
+  uint64_t recent = recent_start(t, m);
+  m->recent = recent != 0;
+  m->recent_starts += m->recent;
+  publish_start(m, m->solo, recent);
   if (m->solo) mv_solo_started(m);
   /* Ordinary memory (vmem.c): AMBER_PERSISTENT regions take isolation from
    * the program's locks, and an irrevocable transaction runs alone. */
@@ -188,6 +255,7 @@ void mv_begin(struct amber_thread *t) {
 
 static void end_tx(struct mv_thread *m) {
   m->in_tx = 0;
+  m->recent = 0;
   m->rd.mode = AMBER_READS_CALL;
   if (mv.elr) amber_pm_group_leave(); /* ended without publishing (the commit's publish left already) */
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_IDLE, __ATOMIC_RELEASE);
@@ -301,6 +369,7 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
       note_dep(m, v);
       return v->data;
     }
+    if (m->recent) mv_stale_restart(t, m); /* only the newest, and it is not certainly older */
     if (m->mode == MV_LIN) mv_restart(t, m, AMBER_ABORT_FUTURE, 0);
   }
   /* Every version older than the chain's oldest was checkpointed before it
@@ -332,7 +401,7 @@ static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n
   uint64_t seen = m->maxseen;
   m->mode = MV_LATEST;
   m->maxseen = 0;
-  publish_start(m, 0);
+  publish_start(m, 0, 0);
   while (n) {
     uint64_t blk, in;
     size_t k = mv_piece(p, n, &blk, &in);
@@ -344,7 +413,7 @@ static void load_outside(struct mv_thread *m, const char *p, char *dst, size_t n
   publish_end(m);
   m->mode = mode;
   wait_cdeps(m); /* the program sees only durable commits */
-  wait_return(m->maxseen); /* a region that begins after this read sees what it read */
+  wait_return(m, m->maxseen); /* a region that begins after this read sees what it read */
   m->maxseen = seen;
 }
 
@@ -585,6 +654,7 @@ static void validate_reads(struct amber_thread *t, struct mv_thread *m, uint64_t
 static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
   uint64_t w = to_committing(t, m);
   uint64_t cts = amber_ordo_new_time(m->local > m->maxseen ? m->local : m->maxseen);
+  note_recent(cts);
   validate_reads(t, m, cts);
   wait_cdeps(m); /* its ordinary words may hold what it read: released once that is durable */
   mv_vrelease(m, cts);
@@ -592,7 +662,7 @@ static void commit_ordinary(struct amber_thread *t, struct mv_thread *m) {
   end_tx(m);
   m->retries = 0;
   mv_vquiesce(m, cts);
-  wait_return(cts);
+  wait_return(m, cts);
 }
 
 /* The commit of a transaction that wrote, or runs alone (mv_commit). */
@@ -675,6 +745,7 @@ static __attribute__((noinline)) void commit_update(struct amber_thread *t, stru
     if (r > mx) mx = r;
   }
   uint64_t cts = amber_ordo_new_time(mx);
+  note_recent(cts);
   validate_reads(t, m, cts);
   if (mv.check) pthread_rwlock_rdlock(&mv_check_lock);
   /* Durable before visible: one record, one fence.  With early lock
@@ -728,7 +799,7 @@ static __attribute__((noinline)) void commit_update(struct amber_thread *t, stru
   m->retries = 0;
   if (vw) mv_vquiesce(m, cts);
   if (mv.eager) eager_writeback(m, cts);
-  wait_return(cts);
+  wait_return(m, cts);
 }
 
 void mv_commit(struct amber_thread *t) {
@@ -741,10 +812,11 @@ void mv_commit(struct amber_thread *t) {
     if (m->track && t->desc &&
         !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)))
       __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_READONLY, __ATOMIC_RELAXED);
+    if (m->recent) m->recent_backoff = 0;
     settle_cdeps(t, m);
     end_tx(m);
     m->retries = 0;
-    wait_return(m->maxseen);
+    wait_return(m, m->maxseen);
     return;
   }
   commit_update(t, m);
@@ -771,7 +843,7 @@ void mv_abort(struct amber_thread *t) {
   /* A cancelled region returns to the program, which may act on what it read. */
   if (t->undoing == AMBER_ABORT_CANCEL) {
     settle_cdeps(t, m);
-    wait_return(m->maxseen);
+    wait_return(m, m->maxseen);
   }
   if (m->backoff) {
     m->backoff = 0;

@@ -105,8 +105,10 @@ static void held_elsewhere(struct amber_thread *t, struct mv_thread *m, const ui
 
 /* V2: a version this transaction may read or overwrite. */
 static inline void check_version(struct amber_thread *t, struct mv_thread *m, uint64_t v) {
-  if (__builtin_expect(!(amber_ordo_cmp_time(v >> 1, m->local) < 0), 0))
+  if (__builtin_expect(!(amber_ordo_cmp_time(v >> 1, m->local) < 0), 0)) {
+    if (m->recent) mv_stale_restart(t, m); /* txn.c, "Recent starts" */
     vrestart(t, m, m->mode == MV_LIN ? AMBER_ABORT_FUTURE : AMBER_ABORT_VALIDATION);
+  }
   if ((v >> 1) > m->maxseen) m->maxseen = v >> 1; /* the wait before return (txn.c, wait_return) */
 }
 
