@@ -60,6 +60,8 @@
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.split.wide | FileCheck %s
 // RUN: env AMBER_ENGINE=mvcc %run %t.split 3 > %t.split.lin
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.split.lin | FileCheck %s
+// RUN: env AMBER_ENGINE=mvcc %run %t.split 1 > %t.split.si
+// RUN: %python %S/Inputs/history_check.py --si < %t.split.si | FileCheck %s --check-prefix=SI
 // RUN: %amber_cc -O2 -DSPLIT_READS -DTHREADS=4 %s -o %t.split4 -pthread
 // RUN: env AMBER_ENGINE=mvcc %run %t.split4 0 > %t.split.mix4
 // RUN: %python %S/Inputs/history_check.py --realtime < %t.split.mix4 | FileCheck %s --check-prefix=FOUR

@@ -53,8 +53,8 @@ static inline void wait_return(struct mv_thread *m, uint64_t r) {
 }
 
 /* Recent starts (docs/engines/mvcc.md, "Recent starts").  A transaction of
- * a region that commits without writing (SER or LIN, run without the read
- * log) takes as its clock value R one that some thread read before this
+ * a region that commits without writing (AMBER_HINT_READONLY without
+ * LOGREADS; under SER and LIN, one run without the read log) takes as its clock value R one that some thread read before this
  * start (the newest commit ts, or this thread's known_ts) instead of
  * reading the clock, with local-ts = R - boundary, published before its
  * first read as a clock start publishes STARTING.  It reads only what is
@@ -81,7 +81,11 @@ static inline void note_recent(uint64_t cts) {
 
 /* The clock value a recent start takes, or 0: read the clock. */
 static inline uint64_t recent_start(const struct amber_thread *t, struct mv_thread *m) {
-  if (!mv.recent_on || m->track || m->solo || m->eager_next || t->op != AMBER_OP_OFF || (m->mode != MV_SER && m->mode != MV_LIN) ||
+  /* A region known to commit without writing (at any level but latest):
+   * for SER and LIN that is !track. */
+  if (!mv.recent_on || !t->desc || t->writer || m->mode == MV_LATEST || m->solo || m->eager_next || t->op != AMBER_OP_OFF ||
+      (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) !=
+          AMBER_HINT_READONLY ||
       amber_ordo_clk.mode != AMBER_ORDO_TSC)
     return 0;
   if (m->recent_skip) {
@@ -674,15 +678,17 @@ static __attribute__((noinline)) void commit_update(struct amber_thread *t, stru
     m->retries = 0;
     return;
   }
-  /* It wrote, but did not log its reads (mv_begin): run it again with the
-   * log.  Nothing of it is published yet; mv_abort releases its locks. */
-  if (__builtin_expect(!m->track && (m->mode == MV_SER || m->mode == MV_LIN), 0)) {
+  /* It wrote, but did not log its reads (mv_begin), or started recently
+   * (any level: its local-ts may miss a commit that returned before it
+   * began): run it again with the log and the clock.  Nothing of it is
+   * published yet; mv_abort releases its locks. */
+  if (__builtin_expect(m->recent || (!m->track && (m->mode == MV_SER || m->mode == MV_LIN)), 0)) {
     __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
-    amber_tx_restart(t, AMBER_ABORT_READLOG);
+    amber_tx_restart(t, m->mode == MV_SI ? AMBER_ABORT_STALE : AMBER_ABORT_READLOG);
   }
   /* A region that writes logs its reads from now on, even after it
    * commits without writing (mv_begin). */
-  if (m->track && t->desc && !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS))
+  if ((m->track || m->mode == MV_SI) && t->desc && !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS))
     __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
   if (m->head == m->txstart) {
     commit_ordinary(t, m);
@@ -808,8 +814,9 @@ void mv_commit(struct amber_thread *t) {
   /* Read-only (nothing shared was written), not alone: the common commit,
    * in a small frame (commit_update's holds its messages' buffers). */
   if (__builtin_expect(!m->solo && m->head == m->txstart && !m->nvw, 1)) {
-    /* Its region may read without the log from now on (mv_begin). */
-    if (m->track && t->desc &&
+    /* Its region may read without the log (SER, LIN) and start recently
+     * (every level) from now on (mv_begin). */
+    if ((m->track || m->mode == MV_SI) && t->desc &&
         !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)))
       __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_READONLY, __ATOMIC_RELAXED);
     if (m->recent) m->recent_backoff = 0;
