@@ -16,7 +16,10 @@
 //     region that writes from its first run never restarts for this.
 //   vskew: the same over ordinary words read by vectorised loads (the
 //     runtime's whole-word path in mv_vread must log them).
-// Under SI nothing is logged and nothing restarts for it.
+// Under SI nothing is logged and nothing restarts for it, but a region
+// that committed without writing starts recently (docs/engines/mvcc.md,
+// "Recent starts"), so its first write restarts it once with the clock
+// (aborts_stale): that restart may end round 0's skew.
 // RUN: %amber_cc -O2 %s -o %t -pthread
 // RUN: env AMBER_ENGINE=mvcc %run %t 2 | FileCheck %s --check-prefixes=CHECK,LOG
 // RUN: env AMBER_ENGINE=mvcc %rerun %t 3 | FileCheck %s --check-prefixes=CHECK,LOG
@@ -32,7 +35,7 @@
 // LOG-NEXT: nested: readlog +1
 // SI-NEXT: nested: readlog +0
 // LOG-NEXT: skew: rounds 20 anomalies 0 readlog yes
-// SI-NEXT: skew: rounds 20 anomalies 20 readlog no
+// SI-NEXT: skew: rounds 20 anomalies {{19|20}} readlog no
 // LOG-NEXT: vskew: rounds 20 anomalies 0
 // SI-NEXT: vskew: rounds 20 anomalies 20
 #include <amber.h>

@@ -171,7 +171,7 @@ struct mv_thread {
   uint64_t known_ts;
   int recent;
   unsigned recent_skip, recent_backoff;
-  uint64_t recent_starts, stale_restarts; /* statistics */
+  uint64_t recent_starts;       /* statistics (stale restarts: aborts_stale) */
   char *slab;                   /* control-header allocator */
   size_t slab_left;
   struct mv_ctl *spare;         /* lost an install race: reuse */

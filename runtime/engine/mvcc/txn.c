@@ -54,10 +54,11 @@ static inline void wait_return(struct mv_thread *m, uint64_t r) {
 
 /* Recent starts (docs/engines/mvcc.md, "Recent starts").  A transaction of
  * a region that commits without writing (AMBER_HINT_READONLY without
- * LOGREADS; under SER and LIN, one run without the read log) takes as its clock value R one that some thread read before this
- * start (the newest commit ts, or this thread's known_ts) instead of
- * reading the clock, with local-ts = R - boundary, published before its
- * first read as a clock start publishes STARTING.  It reads only what is
+ * LOGREADS; under SER and LIN, one run without the read log) takes as its
+ * clock value R one that some thread read before this start (the newest
+ * commit ts, or this thread's known_ts) instead of reading the clock, with
+ * local-ts = R - boundary, published before its first read as a clock
+ * start publishes STARTING.  It reads only what is
  * newest and certainly older than local-ts: a chain head below it, the
  * checkpoint copy or the master of an empty chain, an ordinary word below
  * it.  Anything else restarts it with the clock (AMBER_ABORT_STALE).
@@ -126,7 +127,9 @@ static inline __attribute__((always_inline)) void publish_start(struct mv_thread
       continue;
     }
     /* STARTING before the clock is read: a reclaimer either sees it (and
-     * reclaims nothing) or read its horizon before our clock read. */
+     * reclaims nothing) or read its horizon before our clock read.  A
+     * recent start's local-ts instead: a reclaimer either sees it or
+     * computed its horizon before our first read ("Recent starts"). */
     __atomic_store_n(&m->active, first, __ATOMIC_SEQ_CST);
     __atomic_store_n(&m->txseq, m->txseq + 1, __ATOMIC_SEQ_CST); /* odd */
     /* Dekker with mv_solo_enter: it either sees txseq odd and waits for
