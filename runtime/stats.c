@@ -39,6 +39,13 @@ static void sum(struct totals *s) {
 
 static double per(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
+/* The statistics' key of each abort reason (aborts_KEY), in enum order. */
+static const char *const abort_reason_key[AMBER_ABORT_NREASONS] = {
+    [AMBER_ABORT_UPGRADE] = "upgrade",         [AMBER_ABORT_CONFLICT] = "conflict", [AMBER_ABORT_VALIDATION] = "validation",
+    [AMBER_ABORT_FUTURE] = "future",           [AMBER_ABORT_CAPACITY] = "capacity", [AMBER_ABORT_IRREVOCABLE] = "irrevocable",
+    [AMBER_ABORT_RETRY] = "retry",             [AMBER_ABORT_CANCEL] = "cancel",     [AMBER_ABORT_READLOG] = "readlog",
+    [AMBER_ABORT_STALE] = "stale"};
+
 void amber_stats_json_str(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
@@ -137,14 +144,9 @@ void amber_stats_write(FILE *f, int json) {
     durability_write(f, 1);
     fprintf(f, ", \"fences_per_readonly_txn\": %.3f, \"flushes_per_readonly_txn\": %.3f", per(s.ro_fences, s.readonly),
             per(s.ro_flushes, s.readonly));
-    fprintf(f, ", \"aborts_conflict\": %llu, \"aborts_validation\": %llu, \"aborts_future\": %llu, \"aborts_capacity\": %llu, "
-               "\"aborts_irrevocable\": %llu, \"aborts_retry\": %llu, \"aborts_cancel\": %llu, \"aborts_readlog\": %llu, "
-               "\"aborts_stale\": %llu",
-            (unsigned long long)s.aborts[AMBER_ABORT_CONFLICT], (unsigned long long)s.aborts[AMBER_ABORT_VALIDATION],
-            (unsigned long long)s.aborts[AMBER_ABORT_FUTURE], (unsigned long long)s.aborts[AMBER_ABORT_CAPACITY],
-            (unsigned long long)s.aborts[AMBER_ABORT_IRREVOCABLE], (unsigned long long)s.aborts[AMBER_ABORT_RETRY],
-            (unsigned long long)s.aborts[AMBER_ABORT_CANCEL], (unsigned long long)s.aborts[AMBER_ABORT_READLOG],
-            (unsigned long long)s.aborts[AMBER_ABORT_STALE]);
+    /* aborts_upgrade is above, with the totals. */
+    for (int i = AMBER_ABORT_UPGRADE + 1; i < AMBER_ABORT_NREASONS; i++)
+      fprintf(f, ", \"aborts_%s\": %llu", abort_reason_key[i], (unsigned long long)s.aborts[i]);
     for (int i = 0; i < AMBER_PM_NCAT; i++)
       fprintf(f, ", \"flushes_%s\": %llu, \"fences_%s\": %llu", amber_pm_cat_name[i], (unsigned long long)s.pm.flushes[i],
               amber_pm_cat_name[i], (unsigned long long)s.pm.fences[i]);
@@ -218,11 +220,10 @@ void amber_stats_write_groups(FILE *f) {
   }
   for (int i = 0; i < AMBER_ABORT_NREASONS; i++) aborts += s.aborts[i];
   for (struct amber_thread *t = amber_threads(); t; t = t->next_thread) threads += !__atomic_load_n(&t->exited, __ATOMIC_RELAXED);
-  static const char *const reason[AMBER_ABORT_NREASONS] = {"upgrade", "conflict", "validation", "future", "capacity", "irrevocable", "retry", "cancel", "readlog", "stale"};
   fprintf(f, "\"tx\": {\"commits\": %llu, \"update_commits\": %llu, \"readonly_commits\": %llu, \"aborts\": %llu",
           (unsigned long long)(s.update + s.readonly), (unsigned long long)s.update, (unsigned long long)s.readonly,
           (unsigned long long)aborts);
-  for (int i = 0; i < AMBER_ABORT_NREASONS; i++) fprintf(f, ", \"aborts_%s\": %llu", reason[i], (unsigned long long)s.aborts[i]);
+  for (int i = 0; i < AMBER_ABORT_NREASONS; i++) fprintf(f, ", \"aborts_%s\": %llu", abort_reason_key[i], (unsigned long long)s.aborts[i]);
   fprintf(f, ", \"stored_bytes\": %llu, \"threads\": %llu}", (unsigned long long)s.stored, (unsigned long long)threads);
   fprintf(f, ", \"pm\": {\"backend\": \"%s\", \"flushes\": %llu, \"fences\": %llu, \"syncs\": %llu, \"flushed_bytes\": %llu, "
              "\"flushes_per_update_txn\": %.3f, \"fences_per_update_txn\": %.3f, \"write_amplification\": %.3f",

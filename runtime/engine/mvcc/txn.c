@@ -80,13 +80,10 @@ static inline void note_recent(uint64_t cts) {
   if (cts > __atomic_load_n(&mv.recent_ts, __ATOMIC_RELAXED)) __atomic_store_n(&mv.recent_ts, cts, __ATOMIC_RELAXED);
 }
 
-/* The clock value a recent start takes, or 0: read the clock. */
+/* For a region known to commit without writing (mv_begin's known_ro):
+ * the clock value a recent start takes, or 0: read the clock. */
 static inline uint64_t recent_start(const struct amber_thread *t, struct mv_thread *m) {
-  /* A region known to commit without writing (at any level but latest):
-   * for SER and LIN that is !track. */
-  if (!mv.recent_on || !t->desc || t->writer || m->mode == MV_LATEST || m->solo || m->eager_next || t->op != AMBER_OP_OFF ||
-      (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) !=
-          AMBER_HINT_READONLY ||
+  if (!mv.recent_on || m->mode == MV_LATEST || m->solo || m->eager_next || t->op != AMBER_OP_OFF ||
       amber_ordo_clk.mode != AMBER_ORDO_TSC)
     return 0;
   if (m->recent_skip) {
@@ -234,12 +231,12 @@ void mv_begin(struct amber_thread *t) {
    * and a region that starts as a writer (t->writer: its descriptor or an
    * upgrade says so; an irrevocable call upgrades first).
    * docs/engines/mvcc.md, "Read logs". */
-  m->track = (m->mode == MV_SER || m->mode == MV_LIN) &&
-             (!t->desc || t->writer || t->op == AMBER_OP_REPLAY ||
-              (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) !=
-                  AMBER_HINT_READONLY);
+  int known_ro = t->desc && !t->writer &&
+                 (__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)) ==
+                     AMBER_HINT_READONLY;
+  m->track = (m->mode == MV_SER || m->mode == MV_LIN) && (!known_ro || t->op == AMBER_OP_REPLAY);
   __atomic_store_n(&m->cell, ((__atomic_load_n(&m->cell, __ATOMIC_RELAXED) >> 2) + 1) << 2 | MV_ACTIVE, __ATOMIC_RELEASE);
-  uint64_t recent = recent_start(t, m);
+  uint64_t recent = known_ro ? recent_start(t, m) : 0;
   m->recent = recent != 0;
   m->recent_starts += m->recent;
   publish_start(m, m->solo, recent);
@@ -691,7 +688,7 @@ static __attribute__((noinline)) void commit_update(struct amber_thread *t, stru
   }
   /* A region that writes logs its reads from now on, even after it
    * commits without writing (mv_begin). */
-  if ((m->track || m->mode == MV_SI) && t->desc && !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS))
+  if (t->desc && !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & AMBER_HINT_LOGREADS))
     __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_LOGREADS, __ATOMIC_RELAXED);
   if (m->head == m->txstart) {
     commit_ordinary(t, m);
@@ -819,7 +816,7 @@ void mv_commit(struct amber_thread *t) {
   if (__builtin_expect(!m->solo && m->head == m->txstart && !m->nvw, 1)) {
     /* Its region may read without the log (SER, LIN) and start recently
      * (every level) from now on (mv_begin). */
-    if ((m->track || m->mode == MV_SI) && t->desc &&
+    if (t->desc &&
         !(__atomic_load_n(&t->desc->runtime_state, __ATOMIC_RELAXED) & (AMBER_HINT_LOGREADS | AMBER_HINT_READONLY)))
       __atomic_fetch_or(&t->desc->runtime_state, AMBER_HINT_READONLY, __ATOMIC_RELAXED);
     if (m->recent) m->recent_backoff = 0;
