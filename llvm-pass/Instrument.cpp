@@ -379,8 +379,9 @@ void Instrumenter::makeDirectState() {
 //   } else if (mv) {                                // mvcc
 //     off = p - heap_base;
 //     if (off < heap_size - (N - 1) && in one block) {
-//       c = table + (off >> shift) * 64;   // the block's control header
-//       if (c->lock && !(c->lock & 1) && c->lock->owner == self)
+//       c = table[off >> shift];
+//       if (!c) src = p + heap_delta;                           // the master
+//       else if (c->lock && !(c->lock & 1) && c->lock->owner == self)
 //         src = c->lock->data + in;     // this transaction's own pending copy
 //       else if (c->lock) goto slow;
 //       else if (!c->head) src = c->ckpt ? c->ckpt + in : p + heap_delta;
@@ -511,13 +512,10 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
 
   B.SetInsertPoint(MvEntry);
   Value *MAlias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.master");
-  // The block's control header is at table + blk * 64 (a never-written
-  // block's is all zeros: no lock, no version, no checkpoint copy).
-  Value *Ctl = B.CreateGEP(
-      B.getInt8Ty(), Table,
-      B.CreateShl(Blk, ConstantInt::get(SizeT, AMBER_MV_CTL_SHIFT)),
-      "amber.ctl");
-  B.CreateBr(MvCtl);
+  LoadInst *Ctl = B.CreateAlignedLoad(
+      Ptr, B.CreateGEP(Ptr, Table, Blk), Align(8), "amber.ctl");
+  Ctl->setAtomic(AtomicOrdering::Acquire);
+  B.CreateCondBr(B.CreateIsNull(Ctl), MvSrc, MvCtl);
 
   B.SetInsertPoint(MvCtl);
   auto Word = [&](Type *Ty, Value *Base, size_t Off, AtomicOrdering O,
@@ -583,7 +581,8 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   B.CreateBr(MvSrc);
 
   B.SetInsertPoint(MvSrc);
-  PHINode *Src = B.CreatePHI(Ptr, 3, "amber.src");
+  PHINode *Src = B.CreatePHI(Ptr, 4, "amber.src");
+  Src->addIncoming(MAlias, MvEntry);
   Src->addIncoming(FromCkpt, MvCkpt);
   Src->addIncoming(FromVer, MvVer);
   Src->addIncoming(FromOwn, MvOwn);

@@ -5,8 +5,8 @@
 ; check, then a load at the alias (p + __amber_heap_delta) for the heap, the
 ; program's own load for ordinary memory, and the callback for the rest (a
 ; span past the heap's end); in the mvcc modes the heap window and one-block
-; check, the block's control header in the shadow table (ABI 8: at table +
-; blk * 64, all zeros when never written), its lock, head and ckpt (unlocked, no head: the checkpoint copy or the master;
+; check, the shadow table's entry (NULL: the master), the control header's
+; lock, head and ckpt (unlocked, no head: the checkpoint copy or the master;
 ; a head of this thread's below `settled`: its data), the read log when the
 ; mode is AMBER_READS_MVCC_LOG, and the callback for the rest; in the call
 ; mode the callback.  A pointer-typed value that is a
@@ -118,7 +118,7 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK-NEXT: %[[VD:.*]] = getelementptr i8, ptr %amber.vhead, i64 64
 ; CHECK-NEXT: %amber.version_data = getelementptr i8, ptr %[[VD]], i64 %amber.in
 ; CHECK: amber.load.src:
-; CHECK-NEXT: %amber.src = phi ptr [ %[[FC]], %amber.load.ckpt ], [ %amber.version_data, %amber.load.version ], [ %amber.own_data, %amber.load.own ]
+; CHECK-NEXT: %amber.src = phi ptr [ %amber.master, %amber.load.entry ], [ %[[FC]], %amber.load.ckpt ], [ %amber.version_data, %amber.load.version ], [ %amber.own_data, %amber.load.own ]
 ; CHECK-NEXT: br i1 %[[TR]], label %amber.load.log, label %amber.load.read
 ; CHECK: amber.load.log:
 ; CHECK: %amber.rn = load i64
@@ -130,13 +130,6 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK-NEXT: %[[MR:.*]] = load i32, ptr %amber.src, align 4
 ; CHECK: amber.load.slow:
 ; CHECK-NEXT: %[[S:.*]] = call i32 @__amber_load4(ptr %p)
-; The block's control header at table + blk * 64 (ABI 8), no pointer to
-; follow: a never-written block's is all zeros (unlocked, no head, no ckpt).
-; CHECK: amber.load.entry:
-; CHECK-NEXT: %amber.master = getelementptr i8, ptr %p, i64 %amber.heap_delta
-; CHECK-NEXT: %[[CO:.*]] = shl i64 %amber.blk, 6
-; CHECK-NEXT: %amber.ctl = getelementptr i8, ptr %amber.table, i64 %[[CO]]
-; CHECK-NEXT: br label %amber.load.ctl
 ; Ordinary memory under mvcc: an aligned scalar whose lock-table word is
 ; even and below vsettled, read in place between two reads of the word.
 ; CHECK: amber.load.ordtest:

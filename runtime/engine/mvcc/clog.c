@@ -294,12 +294,16 @@ static void drain(struct mv_thread *m, int all) {
   uint64_t i = drained_to;
   for (; i < head; i++) {
     const struct mv_ckpt *e = entry(i);
-    if (i + 8 < head) { /* the header and the master ahead; the CLog is read in order */
+    if (i + 8 < head) { /* the table's slot and the master ahead; the CLog is read in order */
       uint64_t b = entry(i + 8)->blk;
       if (b < mv.nblocks) {
-        __builtin_prefetch(mv_ctl_at(b));
+        __builtin_prefetch(&mv.table[b]);
         if (all) __builtin_prefetch(mv.base + (b << mv.shift), 1);
       }
+    }
+    if (i + 4 < head) {
+      uint64_t b = entry(i + 4)->blk;
+      if (b < mv.nblocks) __builtin_prefetch(mv_ctl_of(b));
     }
     struct mv_ctl *ctl = mv_ctl_of(e->blk);
     const char *data = (const char *)(e + 1);
@@ -313,7 +317,7 @@ static void drain(struct mv_thread *m, int all) {
   }
   if (n) {
     amber_pm_fence(AMBER_PM_DATA);
-    for (size_t k = 0; k < n; k++) mv_mts_raise(mv_ctl_blk(done[k].ctl), done[k].cts);
+    for (size_t k = 0; k < n; k++) mv_mts_raise(done[k].ctl->blk, done[k].cts);
     amber_pm_fence(AMBER_PM_DATA);
     for (size_t k = 0; k < n; k++) __atomic_store_n(&done[k].ctl->ckpt, NULL, __ATOMIC_RELEASE);
     n_drained += n;
@@ -450,7 +454,7 @@ static int round_locked(struct mv_thread *m) {
     struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
     while (v && v->cts >= c) v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
     if (!v || v->cts <= ctl->ckpt_ts) continue; /* nothing older than c', or already checkpointed */
-    const char *copy = mv_clog_put(head, mv_ctl_blk(ctl), v->cts, v->data);
+    const char *copy = mv_clog_put(head, ctl->blk, v->cts, v->data);
     head++;
     done_push(&nd, ctl, copy, v->cts);
   }

@@ -66,10 +66,7 @@ struct mv_ctl {
   uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a checkpoint round detaches */
   uint64_t rts;         /* largest commit ts of a SER/LIN transaction that validated a
                            read of this block while an active writer held it */
-  /* Nonzero once the block was first written since the heap was opened
-   * (mv_ctl_get); a header never installed is all zeros, which reads as a
-   * block with no lock, no version and no checkpoint copy. */
-  uint64_t installed;
+  uint64_t blk;         /* block index */
   /* The latest checkpoint copy: the block's data in a CLog entry (PM), or
    * NULL when the master holds the newest checkpointed version.  Written
    * only by checkpoint rounds and CLog drains (under the round lock). */
@@ -85,8 +82,7 @@ struct mv_ctl {
    * detached copy was a walk of cold copies, one cache miss each. */
   uint64_t unl_ts;
 };
-_Static_assert(sizeof(struct mv_ctl) == 64 && sizeof(struct mv_ctl) == 1u << AMBER_MV_CTL_SHIFT,
-               "a control header is one cache line, at table + (blk << AMBER_MV_CTL_SHIFT) (amber_interface.h)");
+_Static_assert(sizeof(struct mv_ctl) == 64, "a control header is one cache line");
 _Static_assert(offsetof(struct mv_ctl, head) == AMBER_MV_CTL_HEAD && offsetof(struct mv_ctl, lock) == AMBER_MV_CTL_LOCK &&
                    offsetof(struct mv_ctl, ckpt) == AMBER_MV_CTL_CKPT,
                "the pass's inline loads read a control header's head, lock and ckpt here (amber_interface.h)");
@@ -176,6 +172,9 @@ struct mv_thread {
   int recent;
   unsigned recent_skip, recent_backoff;
   uint64_t recent_starts;       /* statistics (stale restarts: aborts_stale) */
+  char *slab;                   /* control-header allocator */
+  size_t slab_left;
+  struct mv_ctl *spare;         /* lost an install race: reuse */
   /* OLog ring (plog.c): byte positions and record sequence numbers,
    * monotonic; [otail, ohead) holds records not yet recycled. */
   uint32_t ring_id;
@@ -213,7 +212,7 @@ struct mv_global {
   unsigned shift;      /* log2(block) */
   uint64_t block;
   uint64_t nblocks;
-  struct mv_ctl *table; /* the control headers, one per block, at table[blk] (shadow.c) */
+  struct mv_ctl **table;
   uint64_t *table_used; /* bit i: a header was installed in the table's i-th 4 KiB page */
   struct mv_thread *threads;
   uint64_t tlog_bytes;
@@ -575,15 +574,7 @@ void mv_rp_store(void *addr, const void *src, size_t n);
 
 /* shadow.c */
 void mv_shadow_open(void);
-/* Block blk's control header, installed or not (all zeros until its first
- * write: what the read paths need). */
-static inline struct mv_ctl *mv_ctl_at(uint64_t blk) { return &mv.table[blk]; }
-/* Its header when the block was written since the heap was opened, else NULL. */
-static inline struct mv_ctl *mv_ctl_of(uint64_t blk) {
-  struct mv_ctl *c = &mv.table[blk];
-  return __atomic_load_n(&c->installed, __ATOMIC_ACQUIRE) ? c : NULL;
-}
-static inline uint64_t mv_ctl_blk(const struct mv_ctl *c) { return (uint64_t)(c - mv.table); }
+static inline struct mv_ctl *mv_ctl_of(uint64_t blk) { return __atomic_load_n(&mv.table[blk], __ATOMIC_ACQUIRE); }
 struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk);
 /* Calls fn(c) for every control header installed in the table, reading
  * only the table's pages that hold one (a close costs the blocks written,

@@ -1,17 +1,12 @@
-/* The DRAM shadow table: every heap block's control header, one cache line
- * each, at table[(addr - base) >> log2(block)].
+/* The DRAM shadow table: one pointer per heap block, indexed by
+ * (addr - base) >> log2(block), to the block's control header.
  *
  * The runtime has no jemalloc (runtime/CMakeLists.txt links none), so the
  * engine's volatile metadata comes from its own allocators, never from the
- * program's malloc: the table is one anonymous NORESERVE mapping.  A page
- * of it is the kernel's zero page until a header on it is first written,
- * and an all-zero header is a valid one (no lock, no version, no checkpoint
- * copy: the master is the block's data), so a read finds the header of any
- * block at a fixed address, with no pointer to follow (the pass's inline
- * check reads it so: docs/engines/mvcc.md, "Inline loads").  `installed`
- * marks the headers of blocks written since the heap was opened, and
- * table_used the pages that hold one, so a walk of them (a close) costs
- * the blocks written, not the heap's size. */
+ * program's malloc: the table is one anonymous NORESERVE mapping (pages
+ * appear as blocks are first written), and control headers are carved by a
+ * per-thread bump allocator from 64 KiB anonymous chunks.  Headers are never
+ * freed while the heap is open (at most one per block ever written). */
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,7 +14,7 @@
 #include "base/diag.h"
 #include "mvcc.h"
 
-#define PER_PAGE (4096 / sizeof(struct mv_ctl))
+#define CHUNK (64u << 10)
 
 void mv_shadow_open(void) {
   size_t bytes = mv.nblocks * sizeof *mv.table;
@@ -34,6 +29,8 @@ void mv_shadow_open(void) {
   if (p == MAP_FAILED) amber_fatal("mvcc: cannot reserve the shadow table's page map (%zu bytes)", words);
   mv.table_used = p;
 }
+
+#define PER_PAGE (4096 / sizeof(struct mv_ctl *))
 
 void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
   uint64_t pages = (mv.nblocks + PER_PAGE - 1) / PER_PAGE;
@@ -50,16 +47,38 @@ void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
   }
 }
 
-/* Invariant: a header stays at its place for as long as the heap is open
- * (the table is unmapped never), so a pointer to one stays valid. */
+static struct mv_ctl *ctl_new(struct mv_thread *m) {
+  if (m->spare) {
+    struct mv_ctl *c = m->spare;
+    m->spare = NULL;
+    return c;
+  }
+  if (m->slab_left < sizeof(struct mv_ctl)) {
+    void *p = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) amber_fatal("mvcc: out of memory for block control headers");
+    m->slab = p;
+    m->slab_left = CHUNK;
+  }
+  struct mv_ctl *c = (struct mv_ctl *)m->slab;
+  m->slab += sizeof *c;
+  m->slab_left -= sizeof *c;
+  return c;
+}
+
+/* Invariant: a published header is never replaced or freed while the heap
+ * is open, so a pointer read from the table stays valid. */
 struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk) {
-  (void)m;
-  struct mv_ctl *c = &mv.table[blk];
-  if (__builtin_expect(__atomic_load_n(&c->installed, __ATOMIC_ACQUIRE) != 0, 1)) return c;
-  uint64_t expect = 0;
-  if (__atomic_compare_exchange_n(&c->installed, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  struct mv_ctl *c = mv_ctl_of(blk);
+  if (__builtin_expect(c != NULL, 1)) return c;
+  struct mv_ctl *n = ctl_new(m);
+  memset(n, 0, sizeof *n);
+  n->blk = blk;
+  struct mv_ctl *expect = NULL;
+  if (__atomic_compare_exchange_n(&mv.table[blk], &expect, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     uint64_t pg = blk / PER_PAGE;
     __atomic_fetch_or(&mv.table_used[pg / 64], 1ull << (pg % 64), __ATOMIC_RELEASE);
+    return n;
   }
-  return c;
+  m->spare = n; /* another thread installed one first */
+  return expect;
 }

@@ -170,7 +170,7 @@ static inline __attribute__((always_inline)) void publish_start(struct mv_thread
 static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m) {
   uint64_t b = amber_ordo_boundary();
   m->rd.shift = mv.shift;
-  m->rd.table = mv.table;
+  m->rd.table = (void *const *)mv.table;
   /* rd.self, rd.vtab and rd.vmask never change: set once (tlog.c,
    * mv_thread_new). */
   m->rd.settled = m->local > b ? m->local - b : 0;
@@ -348,7 +348,8 @@ static inline void settle_cdeps(struct amber_thread *t, struct mv_thread *m) {
 /* The version of block `blk` this transaction reads. */
 static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t blk) {
   char *master = mv.base + (blk << mv.shift);
-  struct mv_ctl *c = mv_ctl_at(blk); /* all zeros when never written: the master */
+  struct mv_ctl *c = mv_ctl_of(blk);
+  if (!c) return master;
   unsigned spins = 0;
   for (;;) {
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
