@@ -148,7 +148,8 @@ private:
   // of it (its mode as three flags, the mvcc fields), the heap window and
   // alias delta.
   Value *Reads = nullptr, *Direct = nullptr, *Mv = nullptr, *Track = nullptr,
-        *Shift = nullptr, *Mask = nullptr, *Table = nullptr, *Self = nullptr,
+        *Shift = nullptr, *Mask = nullptr, *Table = nullptr, *Installed = nullptr,
+        *Self = nullptr,
         *Settled = nullptr, *VTab = nullptr, *VMask = nullptr,
         *VSettled = nullptr;
   Value *HeapBase = nullptr, *HeapSize = nullptr, *HeapDelta = nullptr;
@@ -354,6 +355,8 @@ void Instrumenter::makeDirectState() {
   Mask = B.CreateSub(B.CreateShl(ConstantInt::get(SizeT, 1), Shift),
                      ConstantInt::get(SizeT, 1), "amber.block_mask");
   Table = Field(Ptr, offsetof(__amber_reads, table), "amber.table");
+  Installed =
+      Field(Ptr, offsetof(__amber_reads, installed), "amber.installed_map");
   Self = Field(Ptr, offsetof(__amber_reads, self), "amber.self");
   Settled = Field(B.getInt64Ty(), offsetof(__amber_reads, settled),
                   "amber.settled");
@@ -379,9 +382,9 @@ void Instrumenter::makeDirectState() {
 //   } else if (mv) {                                // mvcc
 //     off = p - heap_base;
 //     if (off < heap_size - (N - 1) && in one block) {
-//       c = table[off >> shift];
-//       if (!c) src = p + heap_delta;                           // the master
-//       else if (c->lock && !(c->lock & 1) && c->lock->owner == self)
+//       blk = off >> shift;
+//       if (!(installed[blk / 64] >> blk % 64 & 1)) src = p + heap_delta;  // the master
+//       else if ((c = table + blk * 64)->lock && !(c->lock & 1) && c->lock->owner == self)
 //         src = c->lock->data + in;     // this transaction's own pending copy
 //       else if (c->lock) goto slow;
 //       else if (!c->head) src = c->ckpt ? c->ckpt + in : p + heap_delta;
@@ -512,10 +515,22 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
 
   B.SetInsertPoint(MvEntry);
   Value *MAlias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.master");
-  LoadInst *Ctl = B.CreateAlignedLoad(
-      Ptr, B.CreateGEP(Ptr, Table, Blk), Align(8), "amber.ctl");
-  Ctl->setAtomic(AtomicOrdering::Acquire);
-  B.CreateCondBr(B.CreateIsNull(Ctl), MvSrc, MvCtl);
+  // The block's bit in the bitmap of installed headers: clear, the master;
+  // set, its control header at table + blk * 64.
+  LoadInst *Bits = B.CreateAlignedLoad(
+      I64,
+      B.CreateGEP(I64, Installed,
+                  B.CreateLShr(Blk, ConstantInt::get(SizeT, 6))),
+      Align(8), "amber.installed");
+  Bits->setAtomic(AtomicOrdering::Acquire);
+  Value *Bit = B.CreateAnd(
+      B.CreateLShr(Bits, B.CreateAnd(Blk, ConstantInt::get(SizeT, 63))),
+      ConstantInt::get(I64, 1));
+  Value *Ctl = B.CreateGEP(
+      B.getInt8Ty(), Table,
+      B.CreateShl(Blk, ConstantInt::get(SizeT, AMBER_MV_CTL_SHIFT)),
+      "amber.ctl");
+  B.CreateCondBr(B.CreateICmpEQ(Bit, ConstantInt::get(I64, 0)), MvSrc, MvCtl);
 
   B.SetInsertPoint(MvCtl);
   auto Word = [&](Type *Ty, Value *Base, size_t Off, AtomicOrdering O,

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define AMBER_ABI_VERSION 7 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
+#define AMBER_ABI_VERSION 8 /* 2: __amber_run returns whether the region was cancelled; 3: code tables,
                               __amber_loadp / __amber_storep; 4: inline loads in regions
                               (__amber_direct_reads, __amber_heap_delta); 5: __amber_read_state
                               replaces __amber_direct_reads (mvcc's inline shadow-table check);
@@ -24,7 +24,10 @@ extern "C" {
                               7: __amber_storeN / __amber_storep / __amber_storen are the
                               program's plain stores only (relaxed in ordinary memory), its
                               atomic and volatile ones go to __amber_atomic_storeN /
-                              __amber_atomic_storep with their order */
+                              __amber_atomic_storep with their order; 8: mvcc's
+                              __amber_reads.table is the control headers themselves, one
+                              per block (AMBER_MV_CTL_SHIFT), no longer a pointer per block,
+                              and __amber_reads.installed the bitmap of those in use */
 #define AMBER_DESC_MAGIC 0x414d4252u /* "AMBR" */
 
 /* Descriptor flags. */
@@ -271,7 +274,8 @@ extern uintptr_t __amber_heap_size;
 struct __amber_reads {
   uint32_t mode;       /* AMBER_READS_* */
   uint32_t shift;      /* mvcc: log2 of the version block */
-  void *const *table;  /* mvcc: the shadow table, one control header (or NULL) per block */
+  const void *table;   /* mvcc: the control headers, 1 << AMBER_MV_CTL_SHIFT bytes per block */
+  const uint64_t *installed; /* mvcc: bit b (word b / 64, bit b % 64) set: block b has a header in use */
   const void *self;    /* mvcc: this thread's versions' owner */
   uint64_t settled;    /* mvcc: own versions committed below it are in this snapshot */
   uint64_t *log;       /* AMBER_READS_MVCC_LOG: the read log, blocks log[0 .. n) of cap */
@@ -287,9 +291,10 @@ struct __amber_reads {
 };
 /* Offsets of the mvcc engine's control header and version copy words the
  * inline check reads (runtime/engine/mvcc/mvcc.h asserts them). */
+#define AMBER_MV_CTL_SHIFT 5 /* log2 of a control header's size: block b's is at table + (b << 6) */
 #define AMBER_MV_CTL_HEAD 0
 #define AMBER_MV_CTL_LOCK 8
-#define AMBER_MV_CTL_CKPT 32
+#define AMBER_MV_CTL_CKPT 16
 #define AMBER_MV_COPY_CTS 8
 #define AMBER_MV_COPY_OWNER 24
 #define AMBER_MV_COPY_DATA 64

@@ -15,8 +15,8 @@ target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16
 target triple = "x86_64-unknown-linux-gnu"
 
 @fmt = private constant [4 x i8] c"%d\0A\00"
-@d = private global { i32, i16, i16, i32, i32, i64, ptr, ptr, ptr, i32, i32, ptr, i64 } { i32 1095582290, i16 7, i16 1, i32 0, i32 0, i64 0, ptr @r, ptr null, ptr null, i32 0, i32 0, ptr null, i64 0 }, section "amber_regions"
-; CHECK: @d = private global {{.*}} { i32 1095582290, i16 7, i16 1, i32 9,
+@d = private global { i32, i16, i16, i32, i32, i64, ptr, ptr, ptr, i32, i32, ptr, i64 } { i32 1095582290, i16 8, i16 1, i32 0, i32 0, i64 0, ptr @r, ptr null, ptr null, i32 0, i32 0, ptr null, i64 0 }, section "amber_regions"
+; CHECK: @d = private global {{.*}} { i32 1095582290, i16 8, i16 1, i32 9,
 
 ; CHECK-LABEL: define internal void @r(
 ; CHECK-NEXT: %fp = load ptr, ptr %c

@@ -11,7 +11,7 @@ target triple = "x86_64-unknown-linux-gnu"
 ; CHECK: @amber.clones = private constant [3 x %struct.__amber_clone] [%struct.__amber_clone { ptr @f, ptr @__amber_tx_f }, %struct.__amber_clone { ptr @helper, ptr @__amber_tx_helper }, %struct.__amber_clone { ptr @g, ptr @__amber_tx_g }], align 8
 ; CHECK-LABEL: define internal void @amber.module_ctor()
 ; CHECK: init:
-; CHECK-NEXT: call void @__amber_module_init(i32 7)
+; CHECK-NEXT: call void @__amber_module_init(i32 8)
 ; CHECK-NEXT: call void @__amber_register_clones(ptr @amber.clones, i64 3)
 ; CHECK-NEXT: ret void
 ; CHECK: declare extern_weak void @__amber_register_clones(ptr, i64)
@@ -30,4 +30,4 @@ define void @g(ptr %p) {
 define internal void @r(ptr %c) "amber-region" {
   ret void
 }
-@d = private global { i32, i16, i16, i32, i32, i64, ptr, ptr, ptr, i32, i32, ptr, i64 } { i32 1095582290, i16 7, i16 1, i32 0, i32 0, i64 0, ptr @r, ptr null, ptr null, i32 0, i32 0, ptr null, i64 0 }, section "amber_regions"
+@d = private global { i32, i16, i16, i32, i32, i64, ptr, ptr, ptr, i32, i32, ptr, i64 } { i32 1095582290, i16 8, i16 1, i32 0, i32 0, i64 0, ptr @r, ptr null, ptr null, i32 0, i32 0, ptr null, i64 0 }, section "amber_regions"

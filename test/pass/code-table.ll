@@ -56,6 +56,6 @@ define void @more(ptr %q) {
 }
 
 ; CHECK-LABEL: define internal void @amber.module_ctor()
-; CHECK: call void @__amber_module_init(i32 7)
+; CHECK: call void @__amber_module_init(i32 8)
 ; CHECK: call void @__amber_register_code(ptr @amber.code, i64 3)
 ; CHECK: declare extern_weak void @__amber_register_code(ptr, i64)

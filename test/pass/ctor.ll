@@ -11,7 +11,7 @@
 ; CHECK: call void @_exit(i32 2)
 ; CHECK-NEXT: unreachable
 ; CHECK: init:
-; CHECK: call void @__amber_module_init(i32 7)
+; CHECK: call void @__amber_module_init(i32 8)
 ; CHECK: declare extern_weak void @__amber_module_init(i32)
 ; CHECK-NOT: define {{.*}}@__amber_tx_amber.module_ctor
 ; Running the pass again changes nothing (no second constructor).

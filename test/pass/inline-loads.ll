@@ -5,8 +5,9 @@
 ; check, then a load at the alias (p + __amber_heap_delta) for the heap, the
 ; program's own load for ordinary memory, and the callback for the rest (a
 ; span past the heap's end); in the mvcc modes the heap window and one-block
-; check, the shadow table's entry (NULL: the master), the control header's
-; lock, head and ckpt (unlocked, no head: the checkpoint copy or the master;
+; check, the block's bit in the bitmap of installed headers (clear: the
+; master), its control header in place in the shadow table (ABI 8: at table
+; + blk * 32), its lock, head and ckpt (unlocked, no head: the checkpoint copy or the master;
 ; a head of this thread's below `settled`: its data), the read log when the
 ; mode is AMBER_READS_MVCC_LOG, and the callback for the rest; in the call
 ; mode the callback.  A pointer-typed value that is a
@@ -47,6 +48,7 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK: %amber.shift = load i32
 ; CHECK: %[[SH:.*]] = zext i32 %amber.shift to i64
 ; CHECK: %amber.table = load ptr
+; CHECK: %amber.installed_map = load ptr
 ; CHECK: %amber.self = load ptr
 ; CHECK: %amber.settled = load i64
 ; CHECK: %amber.vtab = load ptr
@@ -130,6 +132,21 @@ define i64 @f(ptr %p, ptr %q) {
 ; CHECK-NEXT: %[[MR:.*]] = load i32, ptr %amber.src, align 4
 ; CHECK: amber.load.slow:
 ; CHECK-NEXT: %[[S:.*]] = call i32 @__amber_load4(ptr %p)
+; ABI 8: the block's bit in the bitmap of installed headers (clear: the
+; master), and its control header in place at table + blk * 32, no pointer
+; to follow.
+; CHECK: amber.load.entry:
+; CHECK-NEXT: %amber.master = getelementptr i8, ptr %p, i64 %amber.heap_delta
+; CHECK-NEXT: %[[WI:.*]] = lshr i64 %amber.blk, 6
+; CHECK-NEXT: %[[WP:.*]] = getelementptr i64, ptr %amber.installed_map, i64 %[[WI]]
+; CHECK-NEXT: %amber.installed = load atomic i64, ptr %[[WP]] acquire, align 8
+; CHECK-NEXT: %[[BI:.*]] = and i64 %amber.blk, 63
+; CHECK-NEXT: %[[SH2:.*]] = lshr i64 %amber.installed, %[[BI]]
+; CHECK-NEXT: %[[BIT:.*]] = and i64 %[[SH2]], 1
+; CHECK-NEXT: %[[CO:.*]] = shl i64 %amber.blk, 5
+; CHECK-NEXT: %amber.ctl = getelementptr i8, ptr %amber.table, i64 %[[CO]]
+; CHECK-NEXT: %[[NOTI:.*]] = icmp eq i64 %[[BIT]], 0
+; CHECK-NEXT: br i1 %[[NOTI]], label %amber.load.src, label %amber.load.ctl
 ; Ordinary memory under mvcc: an aligned scalar whose lock-table word is
 ; even and below vsettled, read in place between two reads of the word.
 ; CHECK: amber.load.ordtest:

@@ -69,24 +69,24 @@ static int key_cmp(const void *k, const void *e) { return *(const int *)k - *(co
 void searched(int *p, int *q, int k) {
   AMBER_ATOMIC { *q = bsearch(&k, p, 4, sizeof *p, key_cmp) != NULL; }
 }
-// CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 1,
-// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @via_local.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @mixed.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 9,
-// LOOKUP-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// LOOKUP-DAG: @via_local.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// LOOKUP-DAG: @mixed.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 9,
-// LOOKUP-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 1,
+// CHECK-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 1,
+// CHECK-DAG: @indirect.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @clean.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @via_local.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @mixed.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 9,
+// LOOKUP-DAG: @external.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// LOOKUP-DAG: @via_local.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// LOOKUP-DAG: @mixed.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 9,
+// LOOKUP-DAG: @viaclone.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 1,
 // LOOKUP-LABEL: define internal void @external.amber_region.0(
 // LOOKUP: call ptr @__amber_clone_of(ptr @other_module)
-// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @mathematics.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0,
-// CHECK-DAG: @split.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 9,
-// CHECK-DAG: @formatted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 9,
-// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 9,
+// CHECK-DAG: @sorted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @searched.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @mathematics.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0,
+// CHECK-DAG: @split.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 9,
+// CHECK-DAG: @formatted.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 9,
+// CHECK-DAG: @assembly.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 9,
 // CHECK-LABEL: define internal void @indirect.amber_region.0(
 // CHECK: %[[C:[0-9]+]] = call ptr @__amber_clone_of(ptr %{{[0-9]+}})
 // CHECK-NEXT: call void %[[C]](i32

@@ -12,8 +12,8 @@ void f(int *p) {
     *p = 2;
   }
 }
-// CHECK-DAG: @f.amber_region.1.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0, i32 9,
-// CHECK-DAG: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0, i32 7,
+// CHECK-DAG: @f.amber_region.1.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0, i32 9,
+// CHECK-DAG: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0, i32 7,
 // CHECK-LABEL: define dso_local void @f(
 // CHECK: call i32 @__amber_run(ptr @f.amber_region.0.desc,
 // CHECK-NOT: @f.amber_region.1.desc

@@ -13,4 +13,4 @@ void g(int *p) {
   AMBER_ATOMIC { *p = 2; }
 }
 // CHECK: ID=[[ID:-?[0-9]+]]
-// CHECK: @g.amber_region.1.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0, i32 13, i64 [[ID]],
+// CHECK: @g.amber_region.1.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0, i32 13, i64 [[ID]],

@@ -8,7 +8,7 @@
 
 ; CHECK: @f.amber_region.0.fields = private constant [3 x %struct.__amber_field] [%struct.__amber_field { i32 0, i32 8, i32 1, i32 0 }, %struct.__amber_field { i32 8, i32 4, i32 0, i32 0 }, %struct.__amber_field { i32 12, i32 4, i32 2, i32 0 }]
 ; CHECK: @f.amber_region.0.name = private unnamed_addr constant [4 x i8] c"f#0\00"
-; CHECK: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0, i32 7, i64 -6293027041045355782, ptr @f.amber_region.0, ptr @f.amber_region.0.name, ptr @f.amber_region.0.file, i32 16, i32 3, ptr @f.amber_region.0.fields, i64 0 }, section "amber_regions", align 8
+; CHECK: @f.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0, i32 7, i64 -6293027041045355782, ptr @f.amber_region.0, ptr @f.amber_region.0.name, ptr @f.amber_region.0.file, i32 16, i32 3, ptr @f.amber_region.0.fields, i64 0 }, section "amber_regions", align 8
 ; CHECK: @llvm.compiler.used = appending global [1 x ptr] [ptr @f.amber_region.0.desc]
 
 ; CHECK-LABEL: define dso_local i32 @f(

@@ -7,5 +7,5 @@ void p(int *x) {
 void a(int *x) {
   AMBER_ATOMIC { *x = 1; }
 }
-// CHECK-DAG: @p.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 2, i32 0, i32 5,
-// CHECK-DAG: @a.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 7, i16 1, i32 0, i32 8,
+// CHECK-DAG: @p.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 2, i32 0, i32 5,
+// CHECK-DAG: @a.amber_region.0.desc = private global %struct.__amber_region_desc { i32 1095582290, i16 8, i16 1, i32 0, i32 8,

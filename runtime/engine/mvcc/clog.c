@@ -262,12 +262,12 @@ void mv_dirty(struct mv_ctl *ctl) {
    * and cut the list after ctl (test/run/mvcc_persistent_tlog_full.c hung
    * on such a lost block). */
   uintptr_t off = 0;
-  if (__atomic_load_n(&ctl->next_dirty, __ATOMIC_RELAXED) ||
-      !__atomic_compare_exchange_n(&ctl->next_dirty, &off, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+  if (__atomic_load_n(&mv_cold(ctl)->next_dirty, __ATOMIC_RELAXED) ||
+      !__atomic_compare_exchange_n(&mv_cold(ctl)->next_dirty, &off, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
     return;
   /* Ours to push: bit 0 stays set in every link written from here on. */
   struct mv_ctl *h = __atomic_load_n(&dirty_head, __ATOMIC_RELAXED);
-  do __atomic_store_n(&ctl->next_dirty, (uintptr_t)h | 1u, __ATOMIC_RELAXED);
+  do __atomic_store_n(&mv_cold(ctl)->next_dirty, (uintptr_t)h | 1u, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&dirty_head, &h, ctl, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
@@ -294,16 +294,12 @@ static void drain(struct mv_thread *m, int all) {
   uint64_t i = drained_to;
   for (; i < head; i++) {
     const struct mv_ckpt *e = entry(i);
-    if (i + 8 < head) { /* the table's slot and the master ahead; the CLog is read in order */
+    if (i + 8 < head) { /* the header and the master ahead; the CLog is read in order */
       uint64_t b = entry(i + 8)->blk;
       if (b < mv.nblocks) {
-        __builtin_prefetch(&mv.table[b]);
+        __builtin_prefetch(mv_ctl_at(b));
         if (all) __builtin_prefetch(mv.base + (b << mv.shift), 1);
       }
-    }
-    if (i + 4 < head) {
-      uint64_t b = entry(i + 4)->blk;
-      if (b < mv.nblocks) __builtin_prefetch(mv_ctl_of(b));
     }
     struct mv_ctl *ctl = mv_ctl_of(e->blk);
     const char *data = (const char *)(e + 1);
@@ -317,7 +313,7 @@ static void drain(struct mv_thread *m, int all) {
   }
   if (n) {
     amber_pm_fence(AMBER_PM_DATA);
-    for (size_t k = 0; k < n; k++) mv_mts_raise(done[k].ctl->blk, done[k].cts);
+    for (size_t k = 0; k < n; k++) mv_mts_raise(mv_ctl_blk(done[k].ctl), done[k].cts);
     amber_pm_fence(AMBER_PM_DATA);
     for (size_t k = 0; k < n; k++) __atomic_store_n(&done[k].ctl->ckpt, NULL, __ATOMIC_RELEASE);
     n_drained += n;
@@ -353,7 +349,7 @@ static void detach(struct mv_thread *m, struct mv_ctl *ctl, uint64_t c) {
     /* v and everything older are off the chain: their slots may be freed
      * (after a grace period) from this store on, so v is not read after it.
      * Monotonic: an earlier round detached only older versions. */
-    __atomic_store_n(&ctl->unl_ts, v->cts, __ATOMIC_RELEASE);
+    __atomic_store_n(&mv_cold(ctl)->unl_ts, v->cts, __ATOMIC_RELEASE);
   }
   if (locked) __atomic_store_n(&ctl->lock, 0, __ATOMIC_RELEASE);
 }
@@ -410,7 +406,7 @@ static int round_locked(struct mv_thread *m) {
      * since once the flag is clear a commit may push d again, rewriting it. */
     next = mv_dirty_next(d);
     work_push(&n, d);
-    __atomic_store_n(&d->next_dirty, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&mv_cold(d)->next_dirty, 0, __ATOMIC_SEQ_CST);
   }
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   /* Blocks that need an entry: a version below c newer than their last
@@ -425,7 +421,7 @@ static int round_locked(struct mv_thread *m) {
       struct mv_ctl *ctl = work[k];
       uint64_t f = 0;
       prefetch_ahead(k, n);
-      for (struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); v && v->cts > ctl->ckpt_ts;
+      for (struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); v && v->cts > mv_cold(ctl)->ckpt_ts;
            v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE))
         if (v->cts < c) f = v->cts;
       if (f) firsts_push(need++, f);
@@ -453,8 +449,8 @@ static int round_locked(struct mv_thread *m) {
     prefetch_ahead(k, n);
     struct mv_copy *v = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
     while (v && v->cts >= c) v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE);
-    if (!v || v->cts <= ctl->ckpt_ts) continue; /* nothing older than c', or already checkpointed */
-    const char *copy = mv_clog_put(head, ctl->blk, v->cts, v->data);
+    if (!v || v->cts <= mv_cold(ctl)->ckpt_ts) continue; /* nothing older than c', or already checkpointed */
+    const char *copy = mv_clog_put(head, mv_ctl_blk(ctl), v->cts, v->data);
     head++;
     done_push(&nd, ctl, copy, v->cts);
   }
@@ -465,7 +461,7 @@ static int round_locked(struct mv_thread *m) {
   /* Readers may now take the checkpoint copies: point them there before
    * the versions leave the chains. */
   for (size_t k = 0; k < nd; k++) {
-    done[k].ctl->ckpt_ts = done[k].cts;
+    mv_cold(done[k].ctl)->ckpt_ts = done[k].cts;
     __atomic_store_n(&done[k].ctl->ckpt, done[k].data, __ATOMIC_RELEASE);
   }
   for (size_t k = 0; k < n; k++) {

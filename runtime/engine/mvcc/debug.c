@@ -27,7 +27,7 @@ static const char *debug_resolve(const struct mv_thread *m, struct mv_ctl *c) {
 static void debug_block(struct mv_ctl *c, void *ctx) {
   struct debug_walk *w = ctx;
   const char *p = debug_resolve(w->m, c);
-  if (p) w->fn(c->blk << mv.shift, p, mv.block, w->ctx);
+  if (p) w->fn(mv_ctl_blk(c) << mv.shift, p, mv.block, w->ctx);
 }
 
 void mv_debug_view(struct amber_thread *t, void (*fn)(uint64_t off, const void *bytes, size_t n, void *ctx), void *ctx) {

@@ -114,7 +114,7 @@ static void check_chain(const char *when, uint64_t b, const struct mv_ctl *ctl, 
   uintptr_t key = (uintptr_t)ctl;
   if (!bsearch(&key, dirty, ndirty, sizeof *dirty, cmp_ptr))
     violated(when, b, "has versions in its chain but is not on the dirty list (no round would take it)");
-  uint64_t unl = __atomic_load_n(&ctl->unl_ts, __ATOMIC_ACQUIRE);
+  uint64_t unl = __atomic_load_n(&mv_cold(ctl)->unl_ts, __ATOMIC_ACQUIRE);
   for (const struct mv_copy *v = head; v; v = __atomic_load_n(&v->older, __ATOMIC_ACQUIRE))
     if (v->cts <= unl) violated(when, b, "has a version in its chain that its unl_ts marks as detached (its slot may be freed)");
 }
@@ -144,7 +144,7 @@ void mv_check_invariant(const char *when) {
     }
     check_chain(when, b, ctl, dirty, ndirty);
     const char *ckpt = __atomic_load_n(&ctl->ckpt, __ATOMIC_ACQUIRE);
-    if (ckpt && ctl->ckpt_ts >= c) violated(when, b, "has a checkpoint copy from after the checkpoint boundary");
+    if (ckpt && mv_cold(ctl)->ckpt_ts >= c) violated(when, b, "has a checkpoint copy from after the checkpoint boundary");
     /* What the running engine holds: the latest version, and the newest
      * one below c. */
     const struct mv_copy *head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE), *below = head;

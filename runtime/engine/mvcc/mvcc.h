@@ -64,25 +64,25 @@ _Static_assert(offsetof(struct mv_copy, cts) == AMBER_MV_COPY_CTS && offsetof(st
 struct mv_ctl {
   struct mv_copy *head; /* newest committed version; NULL: the checkpoint copy (or the master) is newest */
   uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a checkpoint round detaches */
-  uint64_t rts;         /* largest commit ts of a SER/LIN transaction that validated a
-                           read of this block while an active writer held it */
-  uint64_t blk;         /* block index */
   /* The latest checkpoint copy: the block's data in a CLog entry (PM), or
    * NULL when the master holds the newest checkpointed version.  Written
    * only by checkpoint rounds and CLog drains (under the round lock). */
   const char *ckpt;
-  uint64_t ckpt_ts;     /* its commit ts (kept when the entry is drained) */
+  uint64_t rts;         /* largest commit ts of a SER/LIN transaction that validated a
+                           read of this block while an active writer held it */
+};
+/* The header's words no read needs, at the same index in a table of their own. */
+struct mv_ctl_cold {
+  uint64_t ckpt_ts;     /* the checkpoint copy's commit ts (kept when the entry is drained) */
   /* The dirty list (clog.c), atomic: the next header with bit 0 set while
    * this one is on the list or being checkpointed, 0 otherwise. */
   uintptr_t next_dirty;
   /* Every version of this block whose cts is at most unl_ts is off its
    * chain (atomic, monotonic): a checkpoint round detached it, after its
-   * CLog entry's fence.  What the TLog's reclamation asks of a copy
-   * (mv_copy_unlinked): one store per block a round cuts, where a flag per
-   * detached copy was a walk of cold copies, one cache miss each. */
+   * CLog entry's fence. */
   uint64_t unl_ts;
 };
-_Static_assert(sizeof(struct mv_ctl) == 64, "a control header is one cache line");
+_Static_assert(sizeof(struct mv_ctl) == 1u << AMBER_MV_CTL_SHIFT, "a control header at table + (blk << AMBER_MV_CTL_SHIFT)");
 _Static_assert(offsetof(struct mv_ctl, head) == AMBER_MV_CTL_HEAD && offsetof(struct mv_ctl, lock) == AMBER_MV_CTL_LOCK &&
                    offsetof(struct mv_ctl, ckpt) == AMBER_MV_CTL_CKPT,
                "the pass's inline loads read a control header's head, lock and ckpt here (amber_interface.h)");
@@ -172,9 +172,6 @@ struct mv_thread {
   int recent;
   unsigned recent_skip, recent_backoff;
   uint64_t recent_starts;       /* statistics (stale restarts: aborts_stale) */
-  char *slab;                   /* control-header allocator */
-  size_t slab_left;
-  struct mv_ctl *spare;         /* lost an install race: reuse */
   /* OLog ring (plog.c): byte positions and record sequence numbers,
    * monotonic; [otail, ohead) holds records not yet recycled. */
   uint32_t ring_id;
@@ -212,8 +209,10 @@ struct mv_global {
   unsigned shift;      /* log2(block) */
   uint64_t block;
   uint64_t nblocks;
-  struct mv_ctl **table;
+  struct mv_ctl *table; /* the control headers, one per block, at table[blk] (shadow.c) */
+  struct mv_ctl_cold *cold;
   uint64_t *table_used; /* bit i: a header was installed in the table's i-th 4 KiB page */
+  uint64_t *installed;  /* bit b: block b's header is in use (the block was written since the heap was opened) */
   struct mv_thread *threads;
   uint64_t tlog_bytes;
   int default_mode; /* enum mv_mode of AMBER_ATOMIC regions without a level (AMBER_ISOLATION) */
@@ -574,7 +573,15 @@ void mv_rp_store(void *addr, const void *src, size_t n);
 
 /* shadow.c */
 void mv_shadow_open(void);
-static inline struct mv_ctl *mv_ctl_of(uint64_t blk) { return __atomic_load_n(&mv.table[blk], __ATOMIC_ACQUIRE); }
+/* Block blk's control header, in use or not (all zeros until installed). */
+static inline struct mv_ctl *mv_ctl_at(uint64_t blk) { return &mv.table[blk]; }
+static inline struct mv_ctl_cold *mv_cold(const struct mv_ctl *c) { return &mv.cold[c - mv.table]; }
+/* Its header when installed (the block was written since the heap was
+ * opened), else NULL: the master holds the block. */
+static inline struct mv_ctl *mv_ctl_of(uint64_t blk) {
+  return __atomic_load_n(&mv.installed[blk / 64], __ATOMIC_ACQUIRE) & (1ull << (blk % 64)) ? &mv.table[blk] : NULL;
+}
+static inline uint64_t mv_ctl_blk(const struct mv_ctl *c) { return (uint64_t)(c - mv.table); }
 struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk);
 /* Calls fn(c) for every control header installed in the table, reading
  * only the table's pages that hold one (a close costs the blocks written,
@@ -603,11 +610,11 @@ static inline struct mv_copy *mv_slot(struct mv_thread *m, uint64_t pos) {
  * up to the newest one detached (mv_ctl.unl_ts).  The acquire pairs with the
  * round's release store, made after the chain was cut. */
 static inline int mv_copy_unlinked(const struct mv_copy *x) {
-  return x->cts <= __atomic_load_n(&x->ctl->unl_ts, __ATOMIC_ACQUIRE);
+  return x->cts <= __atomic_load_n(&mv_cold(x->ctl)->unl_ts, __ATOMIC_ACQUIRE);
 }
 /* The header after d on the dirty list (clog.c): its link without bit 0. */
 static inline struct mv_ctl *mv_dirty_next(const struct mv_ctl *d) {
-  return (struct mv_ctl *)(__atomic_load_n(&d->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1);
+  return (struct mv_ctl *)(__atomic_load_n(&mv_cold(d)->next_dirty, __ATOMIC_RELAXED) & ~(uintptr_t)1);
 }
 /* A free slot at the ring's head, or NULL when the ring is full even after
  * reclaiming what can be reclaimed now. */

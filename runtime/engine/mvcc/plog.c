@@ -246,7 +246,7 @@ static void values_body(struct mv_thread *m, struct mv_rec *r) {
     const struct mv_copy *x = mv_slot(m, pos);
     if (x->hi <= x->lo) continue;
     struct mv_range *g = (struct mv_range *)w;
-    g->off = (x->ctl->blk << mv.shift) + x->lo;
+    g->off = (mv_ctl_blk(x->ctl) << mv.shift) + x->lo;
     g->len = x->hi - x->lo;
     g->pad = 0;
     memcpy(w + sizeof *g, x->data + x->lo, g->len);

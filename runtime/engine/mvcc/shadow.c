@@ -1,12 +1,19 @@
-/* The DRAM shadow table: one pointer per heap block, indexed by
- * (addr - base) >> log2(block), to the block's control header.
+/* The DRAM shadow table: every heap block's control header, one cache line
+ * each, at table[(addr - base) >> log2(block)], and the bitmap `installed`
+ * of the headers in use (the blocks written since the heap was opened).
  *
- * The runtime has no jemalloc (runtime/CMakeLists.txt links none), so the
- * engine's volatile metadata comes from its own allocators, never from the
- * program's malloc: the table is one anonymous NORESERVE mapping (pages
- * appear as blocks are first written), and control headers are carved by a
- * per-thread bump allocator from 64 KiB anonymous chunks.  Headers are never
- * freed while the heap is open (at most one per block ever written). */
+ * A read tests the block's bit (a word that covers 64 blocks, so the
+ * bitmap of a whole working set stays in the cache): clear, the master
+ * holds the block; set, the header is at a fixed address, with no pointer
+ * to follow (the pass's inline check reads both so: docs/engines/mvcc.md,
+ * "Inline loads").  The runtime has no jemalloc (runtime/CMakeLists.txt
+ * links none), so the engine's volatile metadata comes from its own
+ * allocators, never from the program's malloc: table and bitmaps are
+ * anonymous NORESERVE mappings, and a page of headers takes memory only
+ * once a header on it is installed (all zeros until then, a valid header:
+ * no lock, no version, no checkpoint copy).  table_used marks the table's
+ * pages that hold an installed header, so a walk of them (a close) costs
+ * the blocks written, not the heap's size. */
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,7 +21,7 @@
 #include "base/diag.h"
 #include "mvcc.h"
 
-#define CHUNK (64u << 10)
+#define PER_PAGE (4096 / sizeof(struct mv_ctl))
 
 void mv_shadow_open(void) {
   size_t bytes = mv.nblocks * sizeof *mv.table;
@@ -24,13 +31,18 @@ void mv_shadow_open(void) {
                 "heaps or a smaller heap",
                 (unsigned long long)mv.nblocks, bytes);
   mv.table = p;
+  p = mmap(NULL, mv.nblocks * sizeof *mv.cold, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) amber_fatal("mvcc: cannot reserve the shadow table's cold half");
+  mv.cold = p;
   size_t words = (bytes / 4096 + 64) / 64 * sizeof(uint64_t);
   p = mmap(NULL, words, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) amber_fatal("mvcc: cannot reserve the shadow table's page map (%zu bytes)", words);
   mv.table_used = p;
+  words = (mv.nblocks + 63) / 64 * sizeof(uint64_t);
+  p = mmap(NULL, words, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) amber_fatal("mvcc: cannot reserve the shadow table's block map (%zu bytes)", words);
+  mv.installed = p;
 }
-
-#define PER_PAGE (4096 / sizeof(struct mv_ctl *))
 
 void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
   uint64_t pages = (mv.nblocks + PER_PAGE - 1) / PER_PAGE;
@@ -47,38 +59,19 @@ void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
   }
 }
 
-static struct mv_ctl *ctl_new(struct mv_thread *m) {
-  if (m->spare) {
-    struct mv_ctl *c = m->spare;
-    m->spare = NULL;
-    return c;
-  }
-  if (m->slab_left < sizeof(struct mv_ctl)) {
-    void *p = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) amber_fatal("mvcc: out of memory for block control headers");
-    m->slab = p;
-    m->slab_left = CHUNK;
-  }
-  struct mv_ctl *c = (struct mv_ctl *)m->slab;
-  m->slab += sizeof *c;
-  m->slab_left -= sizeof *c;
-  return c;
-}
-
-/* Invariant: a published header is never replaced or freed while the heap
- * is open, so a pointer read from the table stays valid. */
+/* Invariant: a header stays at its place for as long as the heap is open
+ * (the table is unmapped never), so a pointer to one stays valid. */
 struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk) {
-  struct mv_ctl *c = mv_ctl_of(blk);
-  if (__builtin_expect(c != NULL, 1)) return c;
-  struct mv_ctl *n = ctl_new(m);
-  memset(n, 0, sizeof *n);
-  n->blk = blk;
-  struct mv_ctl *expect = NULL;
-  if (__atomic_compare_exchange_n(&mv.table[blk], &expect, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  (void)m;
+  struct mv_ctl *c = &mv.table[blk];
+  uint64_t bit = 1ull << (blk % 64);
+  if (__builtin_expect(__atomic_load_n(&mv.installed[blk / 64], __ATOMIC_ACQUIRE) & bit, 1)) return c;
+  /* Before the caller locks the block (seq_cst): a reader that finds the
+   * bit clear reads the master, as it did a NULL pointer when the table
+   * held pointers; the header's words are all zeros until then. */
+  if (!(__atomic_fetch_or(&mv.installed[blk / 64], bit, __ATOMIC_ACQ_REL) & bit)) {
     uint64_t pg = blk / PER_PAGE;
     __atomic_fetch_or(&mv.table_used[pg / 64], 1ull << (pg % 64), __ATOMIC_RELEASE);
-    return n;
   }
-  m->spare = n; /* another thread installed one first */
-  return expect;
+  return c;
 }

@@ -141,7 +141,7 @@ void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, cons
 
 void mv_solo_commit(struct mv_thread *m) {
   if (m->nsolo) {
-    for (size_t i = 0; i < m->nsolo; i++) amber_pm_flush(mv.base + (m->solow[i]->blk << mv.shift), mv.block, AMBER_PM_DATA);
+    for (size_t i = 0; i < m->nsolo; i++) amber_pm_flush(mv.base + (mv_ctl_blk(m->solow[i]) << mv.shift), mv.block, AMBER_PM_DATA);
     amber_pm_fence(AMBER_PM_DATA);
   }
   if (!m->nsolo) { /* read-only: nothing to make durable */
@@ -153,7 +153,7 @@ void mv_solo_commit(struct mv_thread *m) {
   uint64_t cts = amber_ordo_new_time(m->local);
   mv_clog_solo_unlock(cts + 1); /* the commit point */
   for (size_t i = 0; i < m->nsolo; i++) {
-    mv_mts_raise(m->solow[i]->blk, cts);
+    mv_mts_raise(mv_ctl_blk(m->solow[i]), cts);
     __atomic_store_n(&m->solow[i]->lock, 0, __ATOMIC_RELEASE);
   }
   m->nsolo = 0;

@@ -170,7 +170,8 @@ static inline __attribute__((always_inline)) void publish_start(struct mv_thread
 static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m) {
   uint64_t b = amber_ordo_boundary();
   m->rd.shift = mv.shift;
-  m->rd.table = (void *const *)mv.table;
+  m->rd.table = mv.table;
+  m->rd.installed = mv.installed;
   /* rd.self, rd.vtab and rd.vmask never change: set once (tlog.c,
    * mv_thread_new). */
   m->rd.settled = m->local > b ? m->local - b : 0;
@@ -380,7 +381,7 @@ static const char *resolve(struct amber_thread *t, struct mv_thread *m, uint64_t
    * left the chain (clog.c): the checkpoint copy, or once drained the
    * master, is the newest of them. */
   const char *k = __atomic_load_n(&c->ckpt, __ATOMIC_ACQUIRE);
-  if (k && m->mode == MV_LATEST && c->ckpt_ts > m->maxseen) m->maxseen = c->ckpt_ts;
+  if (k && m->mode == MV_LATEST && mv_cold(c)->ckpt_ts > m->maxseen) m->maxseen = mv_cold(c)->ckpt_ts;
   return k ? k : master;
 }
 
@@ -599,7 +600,7 @@ static void atomic_max(uint64_t *p, uint64_t v) {
  * rts makes its commit-ts certainly larger than ours. */
 static int validate(struct mv_thread *m, uint64_t cts) {
   for (size_t i = 0; i < m->rd.n; i++) {
-    struct mv_ctl *c = mv_ctl_of(m->rd.log[i]);
+    struct mv_ctl *c = mv_ctl_at(m->rd.log[i]);
     if (!c) continue;
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
     if (l && !(l & 1u)) {
