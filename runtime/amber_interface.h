@@ -233,9 +233,12 @@ extern uintptr_t __amber_heap_size;
  *   modes AMBER_READS_MVCC and AMBER_READS_MVCC_LOG (the mvcc engine):
  *       off <= __amber_heap_size - N and the N bytes in one version block
  *       (off >> shift == (off + N - 1) >> shift), with blk = off >> shift,
- *       in = off & ((1 << shift) - 1), c = table[blk] (acquire):
- *         c == NULL: the master, the N bytes at p + __amber_heap_delta;
- *         else lock, head, ckpt: the words at c + AMBER_MV_CTL_LOCK
+ *       in = off & ((1 << shift) - 1):
+ *         bit blk % 64 of installed[blk / 64] (acquire) clear: the master,
+ *         the N bytes at p + __amber_heap_delta;
+ *         else, with c = table + (blk << AMBER_MV_CTL_SHIFT) (ABI 8: the
+ *         block's header in place; before, a pointer read from there),
+ *         lock, head, ckpt: the words at c + AMBER_MV_CTL_LOCK
  *         (seq_cst), c + AMBER_MV_CTL_HEAD (acquire), c + AMBER_MV_CTL_CKPT
  *         (acquire), read in that order; lock != 0, even, and its
  *         word at AMBER_MV_COPY_OWNER == self (the lock is this
@@ -274,8 +277,8 @@ extern uintptr_t __amber_heap_size;
 struct __amber_reads {
   uint32_t mode;       /* AMBER_READS_* */
   uint32_t shift;      /* mvcc: log2 of the version block */
-  const void *table;   /* mvcc: the control headers, 1 << AMBER_MV_CTL_SHIFT bytes per block */
-  const uint64_t *installed; /* mvcc: bit b (word b / 64, bit b % 64) set: block b has a header in use */
+  const void *table;   /* mvcc: the control headers in place, 1 << AMBER_MV_CTL_SHIFT bytes per block */
+  const uint64_t *installed; /* mvcc: bit b % 64 of word b / 64 set: block b's header is in use */
   const void *self;    /* mvcc: this thread's versions' owner */
   uint64_t settled;    /* mvcc: own versions committed below it are in this snapshot */
   uint64_t *log;       /* AMBER_READS_MVCC_LOG: the read log, blocks log[0 .. n) of cap */
@@ -291,7 +294,7 @@ struct __amber_reads {
 };
 /* Offsets of the mvcc engine's control header and version copy words the
  * inline check reads (runtime/engine/mvcc/mvcc.h asserts them). */
-#define AMBER_MV_CTL_SHIFT 5 /* log2 of a control header's size: block b's is at table + (b << 6) */
+#define AMBER_MV_CTL_SHIFT 5 /* log2 of a control header's size: block b's is at table + (b << 5) */
 #define AMBER_MV_CTL_HEAD 0
 #define AMBER_MV_CTL_LOCK 8
 #define AMBER_MV_CTL_CKPT 16

@@ -59,8 +59,12 @@ _Static_assert(offsetof(struct mv_copy, cts) == AMBER_MV_COPY_CTS && offsetof(st
                    offsetof(struct mv_copy, data) == AMBER_MV_COPY_DATA,
                "the pass's inline loads read a version's cts, owner and data here (amber_interface.h)");
 
-/* A block's control header (DESIGN.md §5).  Installed lazily, by CAS, the
- * first time the block is written; never freed while the heap is open. */
+/* A block's control header (DESIGN.md §5): the words a read needs, in
+ * place in the shadow table at table[blk] (32 bytes, two to a cache line;
+ * the pass's inline check reads them there), and struct mv_ctl_cold, the
+ * rest, at cold[blk].  All zeros until the block is first written since
+ * the heap was opened, when mv_ctl_get sets its bit in mv.installed (before
+ * the writer locks it); never moved or freed while the heap is open. */
 struct mv_ctl {
   struct mv_copy *head; /* newest committed version; NULL: the checkpoint copy (or the master) is newest */
   uintptr_t lock;       /* 0; the owner's pending copy; or (mv_thread *)|1 while a checkpoint round detaches */

@@ -1,12 +1,15 @@
-/* The DRAM shadow table: every heap block's control header, one cache line
- * each, at table[(addr - base) >> log2(block)], and the bitmap `installed`
- * of the headers in use (the blocks written since the heap was opened).
+/* The DRAM shadow table: every heap block's control header in place, its
+ * 32-byte hot part at table[(addr - base) >> log2(block)] and the rest at
+ * the same index in `cold`, and the bitmap `installed` of the headers in
+ * use (the blocks written since the heap was opened).
  *
- * A read tests the block's bit (a word that covers 64 blocks, so the
- * bitmap of a whole working set stays in the cache): clear, the master
- * holds the block; set, the header is at a fixed address, with no pointer
- * to follow (the pass's inline check reads both so: docs/engines/mvcc.md,
- * "Inline loads").  The runtime has no jemalloc (runtime/CMakeLists.txt
+ * A read tests the block's bit (a word covers 64 blocks, so the bitmap of
+ * a whole working set stays in the cache): clear, the master holds the
+ * block; set, the header is at a fixed address, with no pointer to follow
+ * (the pass's inline check reads both so: docs/engines/mvcc.md, "Inline
+ * loads").  Until pass ABI 8 the table held a pointer per block to a
+ * 64-byte header from a per-thread allocator: one more dependent miss per
+ * block read (bench/README.md, "Control headers in place").  The runtime has no jemalloc (runtime/CMakeLists.txt
  * links none), so the engine's volatile metadata comes from its own
  * allocators, never from the program's malloc: table and bitmaps are
  * anonymous NORESERVE mappings, and a page of headers takes memory only
@@ -32,7 +35,10 @@ void mv_shadow_open(void) {
                 (unsigned long long)mv.nblocks, bytes);
   mv.table = p;
   p = mmap(NULL, mv.nblocks * sizeof *mv.cold, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) amber_fatal("mvcc: cannot reserve the shadow table's cold half");
+  if (p == MAP_FAILED)
+    amber_fatal("mvcc: cannot reserve the control headers' cold half (%llu blocks, %zu bytes of address space); use a larger "
+                "AMBER_BLOCK for new heaps or a smaller heap",
+                (unsigned long long)mv.nblocks, (size_t)(mv.nblocks * sizeof *mv.cold));
   mv.cold = p;
   size_t words = (bytes / 4096 + 64) / 64 * sizeof(uint64_t);
   p = mmap(NULL, words, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
