@@ -384,7 +384,7 @@ void Instrumenter::makeDirectState() {
 //     if (off < heap_size - (N - 1) && in one block) {
 //       blk = off >> shift;
 //       if (!(installed[blk / 64] >> blk % 64 & 1)) src = p + heap_delta;  // the master
-//       else if ((c = table + blk * 64)->lock && !(c->lock & 1) && c->lock->owner == self)
+//       else if ((c = table + blk * 32)->lock && !(c->lock & 1) && c->lock->owner == self)
 //         src = c->lock->data + in;     // this transaction's own pending copy
 //       else if (c->lock) goto slow;
 //       else if (!c->head) src = c->ckpt ? c->ckpt + in : p + heap_delta;
@@ -516,7 +516,8 @@ bool Instrumenter::inlineLoad(LoadInst *LI) {
   B.SetInsertPoint(MvEntry);
   Value *MAlias = B.CreateGEP(B.getInt8Ty(), Addr, HeapDelta, "amber.master");
   // The block's bit in the bitmap of installed headers: clear, the master;
-  // set, its control header at table + blk * 64.
+  // set, its control header in place at table + (blk << AMBER_MV_CTL_SHIFT):
+  // no pointer to follow (runtime/engine/mvcc/shadow.c).
   LoadInst *Bits = B.CreateAlignedLoad(
       I64,
       B.CreateGEP(I64, Installed,

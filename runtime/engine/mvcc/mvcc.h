@@ -83,7 +83,9 @@ struct mv_ctl_cold {
   uintptr_t next_dirty;
   /* Every version of this block whose cts is at most unl_ts is off its
    * chain (atomic, monotonic): a checkpoint round detached it, after its
-   * CLog entry's fence. */
+   * CLog entry's fence.  What the TLog's reclamation asks of a copy
+   * (mv_copy_unlinked): one store per block a round cuts, where a flag per
+   * detached copy was a walk of cold copies, one cache miss each. */
   uint64_t unl_ts;
 };
 _Static_assert(sizeof(struct mv_ctl) == 1u << AMBER_MV_CTL_SHIFT, "a control header at table + (blk << AMBER_MV_CTL_SHIFT)");
