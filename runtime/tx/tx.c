@@ -379,14 +379,34 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
   t->depth = 1;
   desc->fn(arg);
   t->depth = 0;
-  if (__builtin_expect(t->pending, 1) &&
-      !(t->nptrc | t->nundo | t->nalloc_rec | t->out.nrec | t->nvfree | (size_t)t->nscratch | amber_alloc_tx_objects) &&
+  if (__builtin_expect(!(t->nptrc | t->nundo | t->nalloc_rec | t->out.nrec | t->nvfree | (size_t)t->nscratch |
+                         amber_alloc_tx_objects),
+                       1) &&
       !amber_pm_simulating) {
-    t->pending = 0;
-    t->readonly_commits++;
-    amber_output_held = 0;
-    t->desc = NULL;
-    return 0;
+    if (__builtin_expect(t->pending, 1)) {
+      t->pending = 0;
+      t->readonly_commits++;
+      amber_output_held = 0;
+      t->desc = NULL;
+      return 0;
+    }
+    /* Begun, and ended a reader that wrote nothing: finish's work less
+     * what that makes moot (no pointer check, no allocation, no output,
+     * no undo, no irrevocable call: a reader that makes one restarts as a
+     * writer), and end()'s resets of what is still as it left it. */
+    if (!t->writer && !t->wrote) {
+      amber_tx_engine->commit(t);
+      t->readonly_commits++;
+      uint64_t now[2];
+      pm_mark(now);
+      t->readonly_fences += now[0] - t->pm_mark[0];
+      t->readonly_flushes += now[1] - t->pm_mark[1];
+      amber_output_held = 0;
+      t->vguard = 0;
+      t->desc = NULL;
+      t->pm_marked = 0;
+      return 0;
+    }
   }
   finish(t);
   return 0;

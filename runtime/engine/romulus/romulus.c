@@ -107,13 +107,23 @@ static inline void read_unlock(const struct amber_thread *t) {
   else __atomic_fetch_sub(&rw.readers, 1, __ATOMIC_RELEASE);
 }
 
-static void read_lock(const struct amber_thread *t) {
+/* A writer had the flag: t waits for it, then announces itself again.
+ * announced: t's announcement is up (reader_in saw the flag after it). */
+__attribute__((noinline)) static void read_lock_wait(const struct amber_thread *t, int announced) {
   unsigned spins = 0;
+  if (announced) read_unlock(t);
   for (;;) {
     while (__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE)) wait_writer(&spins);
     if (reader_in(t)) return;
     read_unlock(t);
   }
+}
+
+/* The uncontended case inline, the waits out of line: a read-only region's
+ * begin saves no registers for them (bench/region_cost). */
+static inline void read_lock(const struct amber_thread *t) {
+  if (__builtin_expect(__atomic_load_n(&rw.writer, __ATOMIC_ACQUIRE) != 0, 0)) read_lock_wait(t, 0);
+  else if (__builtin_expect(!reader_in(t), 0)) read_lock_wait(t, 1);
 }
 
 /* Readers inside now (a writer's view: seq_cst loads). */
@@ -124,7 +134,9 @@ static uint32_t readers_in(void) {
   return n;
 }
 
-static void write_lock(void) {
+/* noinline: its spin loops made rom_begin save six registers on every
+ * reader's begin too (a read-only region's boundary: bench/region_cost). */
+__attribute__((noinline)) static void write_lock(void) {
   unsigned spins = 0;
   uint32_t z = 0;
   while (!__atomic_compare_exchange_n(&rw.writer, &z, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
@@ -635,12 +647,8 @@ static void commit_unlogged(struct amber_heap *h) {
   set_state(h, ROM_IDLE, 0);
 }
 
-static void rom_commit(struct amber_thread *t) {
-  /* A reader mutated nothing (its stores restart it as a writer). */
-  if (!t->writer) {
-    read_unlock(t);
-    return;
-  }
+/* noinline: rom_commit's reader path saves no registers for it. */
+__attribute__((noinline)) static void commit_writer(struct amber_thread *t) {
   struct rom_log *l = log_of(t);
   if (l->mutating && l->unlogged) {
     commit_unlogged(heap);
@@ -666,8 +674,13 @@ static void rom_commit(struct amber_thread *t) {
     set_state(heap, ROM_IDLE, 0);
     log_reset(l);
   }
-  if (t->writer) write_unlock();
-  else read_unlock(t);
+  write_unlock();
+}
+
+static void rom_commit(struct amber_thread *t) {
+  /* A reader mutated nothing (its stores restart it as a writer). */
+  if (!t->writer) read_unlock(t);
+  else commit_writer(t);
 }
 
 /* A writer undone (amber_retry, amber_cancel): main gets back's bytes for every line the
