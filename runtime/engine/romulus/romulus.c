@@ -647,8 +647,10 @@ static void commit_unlogged(struct amber_heap *h) {
   set_state(h, ROM_IDLE, 0);
 }
 
-/* noinline: rom_commit's reader path saves no registers for it. */
-__attribute__((noinline)) static void commit_writer(struct amber_thread *t) {
+/* A writer's commit (its flush and fence sites keep this name: crashtest
+ * plants by it).  noinline: rom_end's reader path saves no registers for
+ * it. */
+__attribute__((noinline)) static void rom_commit(struct amber_thread *t) {
   struct rom_log *l = log_of(t);
   if (l->mutating && l->unlogged) {
     commit_unlogged(heap);
@@ -677,10 +679,11 @@ __attribute__((noinline)) static void commit_writer(struct amber_thread *t) {
   write_unlock();
 }
 
-static void rom_commit(struct amber_thread *t) {
-  /* A reader mutated nothing (its stores restart it as a writer). */
+/* The engine's commit: a reader mutated nothing (its stores restart it as
+ * a writer), it only leaves. */
+static void rom_end(struct amber_thread *t) {
   if (!t->writer) read_unlock(t);
-  else commit_writer(t);
+  else rom_commit(t);
 }
 
 /* A writer undone (amber_retry, amber_cancel): main gets back's bytes for every line the
@@ -729,7 +732,7 @@ const struct amber_engine amber_engine_romulus = {
     .begin = rom_begin,
     .load = rom_load,
     .store = rom_store,
-    .commit = rom_commit,
+    .commit = rom_end,
     .abort = rom_abort,
     .unlogged = rom_unlogged,
     .vwrite = rom_vwrite,
