@@ -254,20 +254,24 @@ static inline void end(struct amber_thread *t) {
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
+/* A commit that wrote nothing: counted, with the fences and flushes its
+ * begin and commit made (none, on every engine: bench/README.md). */
+static inline void count_readonly(struct amber_thread *t) {
+  t->readonly_commits++;
+  if (t->pm_marked) { /* else no begin ran: no fence, no flush */
+    uint64_t now[2];
+    pm_mark(now);
+    t->readonly_fences += now[0] - t->pm_mark[0];
+    t->readonly_flushes += now[1] - t->pm_mark[1];
+  }
+}
+
 static inline void finish(struct amber_thread *t) {
   if (t->nptrc) amber_ptrcheck_commit(t); /* AMBER_CHECK_POINTERS: before anything of it is durable */
   if (t->pending) t->pending = 0; /* it touched nothing: nothing to commit */
   else amber_tx_engine->commit(t);
   if (t->wrote) t->update_commits++;
-  else {
-    t->readonly_commits++;
-    if (t->pm_marked) { /* else no begin ran: no fence, no flush */
-      uint64_t now[2];
-      pm_mark(now);
-      t->readonly_fences += now[0] - t->pm_mark[0];
-      t->readonly_flushes += now[1] - t->pm_mark[1];
-    }
-  }
+  else count_readonly(t);
   if (__builtin_expect(t->nalloc_rec != 0 || amber_alloc_tx_objects != 0, 0)) amber_alloc_commit(t);
   /* committed: what it wrote goes out, in order */
   if (__builtin_expect(t->out.nrec != 0, 0)) amber_output_release(t);
@@ -396,11 +400,7 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
      * writer), and end()'s resets of what is still as it left it. */
     if (!t->writer && !t->wrote) {
       amber_tx_engine->commit(t);
-      t->readonly_commits++;
-      uint64_t now[2];
-      pm_mark(now);
-      t->readonly_fences += now[0] - t->pm_mark[0];
-      t->readonly_flushes += now[1] - t->pm_mark[1];
+      count_readonly(t);
       amber_output_held = 0;
       t->vguard = 0;
       t->desc = NULL;

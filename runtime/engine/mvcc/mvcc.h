@@ -581,14 +581,14 @@ void mv_rp_store(void *addr, const void *src, size_t n);
 void mv_shadow_open(void);
 /* Block blk's control header, in use or not (all zeros until installed). */
 static inline struct mv_ctl *mv_ctl_at(uint64_t blk) { return &mv.table[blk]; }
-static inline struct mv_ctl_cold *mv_cold(const struct mv_ctl *c) { return &mv.cold[c - mv.table]; }
+static inline uint64_t mv_ctl_blk(const struct mv_ctl *c) { return (uint64_t)(c - mv.table); }
+static inline struct mv_ctl_cold *mv_cold(const struct mv_ctl *c) { return &mv.cold[mv_ctl_blk(c)]; }
 /* Its header when installed (the block was written since the heap was
  * opened), else NULL: the master holds the block. */
 static inline struct mv_ctl *mv_ctl_of(uint64_t blk) {
   return __atomic_load_n(&mv.installed[blk / 64], __ATOMIC_ACQUIRE) & (1ull << (blk % 64)) ? &mv.table[blk] : NULL;
 }
-static inline uint64_t mv_ctl_blk(const struct mv_ctl *c) { return (uint64_t)(c - mv.table); }
-struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk);
+struct mv_ctl *mv_ctl_get(uint64_t blk);
 /* Calls fn(c) for every control header installed in the table, reading
  * only the table's pages that hold one (a close costs the blocks written,
  * not the heap's size). */

@@ -9,16 +9,16 @@
  * (the pass's inline check reads both so: docs/engines/mvcc.md, "Inline
  * loads").  Until pass ABI 8 the table held a pointer per block to a
  * 64-byte header from a per-thread allocator: one more dependent miss per
- * block read (bench/README.md, "Control headers in place").  The runtime has no jemalloc (runtime/CMakeLists.txt
- * links none), so the engine's volatile metadata comes from its own
- * allocators, never from the program's malloc: table and bitmaps are
- * anonymous NORESERVE mappings, and a page of headers takes memory only
- * once a header on it is installed (all zeros until then, a valid header:
- * no lock, no version, no checkpoint copy).  table_used marks the table's
+ * block read (bench/README.md, "Control headers in place").  The runtime
+ * has no jemalloc (runtime/CMakeLists.txt links none), so the engine's
+ * volatile metadata comes from its own allocators, never from the
+ * program's malloc: table, cold part and bitmaps are anonymous NORESERVE
+ * mappings, and a page of headers takes memory only once a header on it
+ * is installed (all zeros until then, a valid header: no lock, no version,
+ * no checkpoint copy).  table_used marks the table's
  * pages that hold an installed header, so a walk of them (a close) costs
  * the blocks written, not the heap's size. */
 #include <stdint.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include "base/diag.h"
@@ -67,8 +67,7 @@ void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
 
 /* Invariant: a header stays at its place for as long as the heap is open
  * (the table is unmapped never), so a pointer to one stays valid. */
-struct mv_ctl *mv_ctl_get(struct mv_thread *m, uint64_t blk) {
-  (void)m;
+struct mv_ctl *mv_ctl_get(uint64_t blk) {
   struct mv_ctl *c = &mv.table[blk];
   uint64_t bit = 1ull << (blk % 64);
   if (__builtin_expect(__atomic_load_n(&mv.installed[blk / 64], __ATOMIC_ACQUIRE) & bit, 1)) return c;

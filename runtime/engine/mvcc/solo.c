@@ -113,7 +113,7 @@ void mv_solo_store(struct amber_thread *t, struct mv_thread *m, void *addr, cons
   while (n) {
     uint64_t blk, in;
     size_t k = mv_piece(p, n, &blk, &in);
-    struct mv_ctl *c = mv_ctl_get(m, blk);
+    struct mv_ctl *c = mv_ctl_get(blk);
     char *master = mv.base + (blk << mv.shift);
     if (__atomic_load_n(&c->lock, __ATOMIC_RELAXED) != solo_mark(m)) {
       uint64_t was = __atomic_load_n(&mv.mts[blk], __ATOMIC_RELAXED);

@@ -546,7 +546,7 @@ void mv_store(struct amber_thread *t, void *addr, const void *src, size_t n) {
   while (n) {
     uint64_t blk, in;
     size_t k = mv_piece(p, n, &blk, &in);
-    struct mv_ctl *c = mv_ctl_get(m, blk);
+    struct mv_ctl *c = mv_ctl_get(blk);
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_ACQUIRE);
     struct mv_copy *x;
     if (l && !(l & 1u) && ((struct mv_copy *)l)->owner == m) {
@@ -600,8 +600,7 @@ static void atomic_max(uint64_t *p, uint64_t v) {
  * rts makes its commit-ts certainly larger than ours. */
 static int validate(struct mv_thread *m, uint64_t cts) {
   for (size_t i = 0; i < m->rd.n; i++) {
-    struct mv_ctl *c = mv_ctl_at(m->rd.log[i]);
-    if (!c) continue;
+    struct mv_ctl *c = mv_ctl_at(m->rd.log[i]); /* all zeros when never written: nothing to check */
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
     if (l && !(l & 1u)) {
       struct mv_thread *o = ((struct mv_copy *)l)->owner;
