@@ -137,20 +137,37 @@ static inline __attribute__((always_inline)) void do_store(void *p, const void *
  * regions it may open included. */
 static const struct __amber_reads reads_call = {.mode = AMBER_READS_CALL};
 static const struct __amber_reads reads_direct = {.mode = AMBER_READS_DIRECT};
-const struct __amber_reads *__amber_read_state(void) {
-  struct amber_thread *t = amber_self;
+static inline const struct __amber_reads *read_state_ask(struct amber_thread *t) {
   if (!t || !t->depth || t->fase != AMBER_FASE_NONE || t->op == AMBER_OP_REPLAY) return &reads_call;
   /* The frame is about to read in place: the transaction begins first
    * (tx/tx.h, amber_tx_touch), and vguard and the engine's read state
    * (mvcc's snapshot) are its own. */
   amber_tx_touch(t);
-  if (amber_tx_engine->direct_reads)
-    return t->op == AMBER_OP_OFF && !(t->vguard & AMBER_VGUARD_READS) ? &reads_direct : &reads_call;
-  if (amber_tx_engine->inline_reads) {
-    const struct __amber_reads *r = amber_tx_engine->inline_reads(t);
-    if (r) return r;
+  const struct __amber_reads *r = &reads_call;
+  if (amber_tx_engine->direct_reads) {
+    if (t->op == AMBER_OP_OFF && !(t->vguard & AMBER_VGUARD_READS)) r = &reads_direct;
+  } else if (t->engine_reads) {
+    r = t->engine_reads;
   }
-  return &reads_call;
+  /* Kept for the transaction's other frames: by the contract above the
+   * answer stays true until the transaction ends or restarts, where tx.c
+   * forgets it (amber_tx_forget_reads).  Something that changes during
+   * the transaction (an operational capture given up, amber_op_giveup)
+   * only ever makes a fresh answer less restrictive, never the kept one
+   * wrong. */
+  t->reads = r;
+  return r;
+}
+
+/* A region's frames each ask once (a clone per function): after the
+ * transaction's first, two loads. */
+const struct __amber_reads *__amber_read_state(void) {
+  struct amber_thread *t = amber_self;
+  if (__builtin_expect(t != NULL, 1)) {
+    const struct __amber_reads *r = t->reads;
+    if (__builtin_expect(r != NULL, 1)) return r;
+  }
+  return read_state_ask(t);
 }
 _Static_assert(AMBER_CODE_HANDLE_TAG == AMBER_CODE_TAG, "the pass's code handle tag is the heap format's");
 

@@ -103,12 +103,8 @@ struct amber_engine {
    * write the heap without going through `store`: the engine must still
    * commit or roll back those writes as a unit. */
   void (*unlogged)(struct amber_thread *t);
-  /* Optional: for the pass's inline loads (amber_interface.h, ABI 5), the
-   * thread's read state while t runs a transaction that is neither
-   * replaying nor a lock-delimited section (the entry layer checks those),
-   * or NULL: every load calls the runtime.  Valid until the transaction
-   * ends. */
-  const struct __amber_reads *(*inline_reads)(struct amber_thread *t);
+  /* An engine with a read state of its own for the pass's inline loads
+   * (mvcc) sets t->engine_reads in its begin (tx/tx.h). */
 };
 
 extern const struct amber_engine amber_engine_romulus;

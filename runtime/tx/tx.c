@@ -133,6 +133,7 @@ static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   free_scratch(t); /* the frames that used it are left by the jump */
   if (t->pending) t->pending = 0; /* the engine never began it */
   else amber_tx_engine->abort(t);
+  amber_tx_forget_reads(t);
   t->aborts[why]++;
 }
 
@@ -251,6 +252,7 @@ static inline void end(struct amber_thread *t) {
   t->wrote = 0;
   t->irrevocable_done = 0;
   t->pm_marked = 0;
+  amber_tx_forget_reads(t);
   amber_pm_quiesce(AMBER_QUIESCE_TX);
 }
 
@@ -332,6 +334,7 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
     return 1;
   }
   /* Restarts land here with t->writer possibly raised. */
+  amber_tx_forget_reads(t);
   t->wrote = 0;
   t->irrevocable_done = 0;
   amber_op_begin(t, desc, arg);
@@ -386,6 +389,7 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
     }
     t->wrote = 0; /* a restart: as amber_tx_run_outermost's */
     t->irrevocable_done = 0;
+    amber_tx_forget_reads(t); /* the next attempt's begin decides afresh */
   }
   amber_output_held = 2; /* t->fase is AMBER_FASE_NONE */
   t->pending = 1;
@@ -397,6 +401,7 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
                        1) &&
       !amber_pm_simulating) {
     if (__builtin_expect(t->pending, 1)) {
+      /* t->reads is NULL: only a begun transaction's frames set it. */
       t->pending = 0;
       t->readonly_commits++;
       amber_output_held = 0;
@@ -414,6 +419,7 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
       t->vguard = 0;
       t->desc = NULL;
       t->pm_marked = 0;
+      amber_tx_forget_reads(t);
       return 0;
     }
   }

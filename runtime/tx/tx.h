@@ -72,6 +72,17 @@ struct amber_thread {
    * reach: its engine neither began nor commits it. */
   int pending;
   int pm_marked; /* pm_mark holds this region's start marks (taken at its first begin) */
+  /* What __amber_read_state answered in the running transaction, once it
+   * began (entry/access.c): the answer holds until the transaction ends or
+   * restarts (tx.c clears it there, amber_tx_forget_reads), so the next
+   * frame that asks gets it with two loads.  NULL: ask again. */
+  const struct __amber_reads *reads;
+  /* The engine's read state for the pass's inline loads (amber_interface.h,
+   * ABI 5), set by its begin when it has one (mvcc), for a transaction
+   * that is neither replaying nor a lock-delimited section (the entry layer
+   * checks those), or NULL: every load calls the runtime.  Valid until the
+   * transaction ends; tx.c clears it there with `reads`. */
+  const struct __amber_reads *engine_reads;
   /* The running transaction made an irrevocable call (I/O, code amber could
    * not instrument): its effects can no longer be undone by amber_retry or
    * amber_cancel. */
@@ -301,6 +312,12 @@ const char *amber_tx_name(const struct amber_thread *t);
  * engine's as before.  Outside a pending transaction, one load and a
  * not-taken branch. */
 void amber_tx_begin_now(struct amber_thread *t);
+/* The running transaction's read state is no longer known (it ended or
+ * restarts). */
+static inline void amber_tx_forget_reads(struct amber_thread *t) {
+  t->reads = NULL;
+  t->engine_reads = NULL;
+}
 static inline void amber_tx_touch(struct amber_thread *t) {
   if (__builtin_expect(t->pending, 0)) amber_tx_begin_now(t);
 }

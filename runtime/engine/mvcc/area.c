@@ -420,7 +420,6 @@ const struct amber_engine amber_engine_mvcc = {
     .commit = mv_commit,
     .abort = mv_abort,
     .unlogged = mv_unlogged,
-    .inline_reads = mv_inline_reads,
     .vread = mv_vread,
     .vwrite = mv_vwrite,
 };

@@ -663,7 +663,6 @@ void mv_abort(struct amber_thread *t);
 void mv_wait_durable(struct amber_thread *t);
 uint64_t mv_durable_token(struct amber_thread *t);
 void mv_unlogged(struct amber_thread *t);
-const struct __amber_reads *mv_inline_reads(struct amber_thread *t);
 
 /* vmem.c: ordinary memory under the engine's timestamps (the engine's
  * vread / vwrite; the rest from mv_commit and mv_abort). */

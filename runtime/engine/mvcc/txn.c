@@ -189,11 +189,6 @@ static void inline_reads_begin(const struct amber_thread *t, struct mv_thread *m
                                               : AMBER_READS_MVCC;
 }
 
-const struct __amber_reads *mv_inline_reads(struct amber_thread *t) {
-  struct mv_thread *m = t->engine_data;
-  return m && m->in_tx ? &m->rd : NULL;
-}
-
 void mv_begin(struct amber_thread *t) {
   struct mv_thread *m = mv_thread_of(t);
   uint64_t used = m->head - m->tail;
@@ -251,6 +246,7 @@ void mv_begin(struct amber_thread *t) {
   m->txstart = m->head;
   m->rd.n = 0;
   inline_reads_begin(t, m);
+  t->engine_reads = &m->rd; /* until the transaction ends (tx.c clears it) */
   m->maxseen = 0;
   m->dep = 0;
   m->ncdep = 0;
