@@ -123,6 +123,7 @@ struct mv_thread {
   _Alignas(64) char *ring;      /* TLog: nslots slots of slot_size bytes */
   uint64_t nslots, slot_size;
   uint64_t head, tail, txstart; /* ring positions (monotonic); [txstart, head) = the running transaction's copies */
+  uint64_t fresh;               /* slots [0, fresh) have been handed out (owner and ring set; mv_ring_alloc) */
   uint64_t local;               /* local-ts */
   uint64_t maxseen;             /* largest cts read or overwritten (LATEST mode) */
   /* The running transaction's dependency on another ring: the largest cts

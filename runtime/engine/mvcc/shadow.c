@@ -65,6 +65,31 @@ void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
   }
 }
 
+/* The first header installed on table page pg: its page, and the pages of
+ * the cold halves of its blocks (the first and the last block's: a page
+ * of table covers less than two of cold), are written before anything
+ * reads them.  A first read of an anonymous page maps the shared zero
+ * page, and the write that follows (the writer's lock CAS, mv_dirty's
+ * CAS) then takes a copy-on-write fault that flushes the TLB on every CPU
+ * running the process: thousands of such shootdowns in a kvserver run
+ * under redis-benchmark (bench/README.md).  A write first takes a plain
+ * fault.  The OR of 0 changes nothing (another thread may already be
+ * using a header of the page: an atomic read-modify-write, relaxed, as
+ * it orders nothing). */
+static void touch_word(uint64_t *p) {
+  /* A compare-exchange of 0 for 0: it changes nothing, and a compiler
+   * keeps it (an unused OR of 0, even volatile, LLVM dropped), and on x86
+   * the locked instruction is a write access whether or not it succeeds. */
+  uint64_t zero = 0;
+  __atomic_compare_exchange_n(p, &zero, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+static void touch_page(uint64_t pg) {
+  uint64_t lo = pg * PER_PAGE, hi = lo + PER_PAGE - 1 < mv.nblocks ? lo + PER_PAGE - 1 : mv.nblocks - 1;
+  touch_word(&mv.table[lo].rts);
+  touch_word(&mv.cold[lo].unl_ts);
+  touch_word(&mv.cold[hi].unl_ts);
+}
+
 /* Invariant: a header stays at its place for as long as the heap is open
  * (the table is unmapped never), so a pointer to one stays valid. */
 struct mv_ctl *mv_ctl_get(uint64_t blk) {
@@ -74,9 +99,13 @@ struct mv_ctl *mv_ctl_get(uint64_t blk) {
   /* Before the caller locks the block (seq_cst): a reader that finds the
    * bit clear reads the master, as it did a NULL pointer when the table
    * held pointers; the header's words are all zeros until then. */
-  if (!(__atomic_fetch_or(&mv.installed[blk / 64], bit, __ATOMIC_ACQ_REL) & bit)) {
-    uint64_t pg = blk / PER_PAGE;
-    __atomic_fetch_or(&mv.table_used[pg / 64], 1ull << (pg % 64), __ATOMIC_RELEASE);
-  }
+  /* The page first (written before any reader can find a bit set on it,
+   * touch_page), then the block's bit. */
+  uint64_t pg = blk / PER_PAGE, pbit = 1ull << (pg % 64);
+  if (!(__atomic_load_n(&mv.table_used[pg / 64], __ATOMIC_ACQUIRE) & pbit) &&
+      !(__atomic_fetch_or(&mv.table_used[pg / 64], pbit, __ATOMIC_ACQ_REL) & pbit))
+    touch_page(pg);
+  /* Seq_cst: validate's load of the bit pairs with it (txn.c). */
+  __atomic_fetch_or(&mv.installed[blk / 64], bit, __ATOMIC_SEQ_CST);
   return c;
 }

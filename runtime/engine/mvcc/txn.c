@@ -596,7 +596,18 @@ static void atomic_max(uint64_t *p, uint64_t v) {
  * rts makes its commit-ts certainly larger than ours. */
 static int validate(struct mv_thread *m, uint64_t cts) {
   for (size_t i = 0; i < m->rd.n; i++) {
-    struct mv_ctl *c = mv_ctl_at(m->rd.log[i]); /* all zeros when never written: nothing to check */
+    /* A block not written since the heap was opened (its bit clear) has
+     * nothing to check: no lock, no version.  Its header is not read: a
+     * read would map the zero page there, which the block's first writer
+     * then copies (a copy-on-write fault and a TLB shootdown on every CPU;
+     * the allocator's blocks, read and logged before they are written,
+     * made thousands in a kvserver run: bench/README.md).  Seq_cst, as
+     * mv_ctl_get's fetch_or: a clear bit read here precedes that fetch_or,
+     * and so the installer's lock CAS, in the seq_cst order, exactly as a
+     * load of the lock reading 0 would. */
+    uint64_t b = m->rd.log[i];
+    if (!(__atomic_load_n(&mv.installed[b / 64], __ATOMIC_SEQ_CST) & (1ull << (b % 64)))) continue;
+    struct mv_ctl *c = mv_ctl_at(b);
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
     if (l && !(l & 1u)) {
       struct mv_thread *o = ((struct mv_copy *)l)->owner;
