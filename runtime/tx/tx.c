@@ -258,7 +258,7 @@ static inline void end(struct amber_thread *t) {
 
 /* A commit that wrote nothing: counted, with the fences and flushes its
  * begin and commit made (none, on every engine: bench/README.md). */
-static inline void count_readonly(struct amber_thread *t) {
+static inline __attribute__((always_inline)) void count_readonly(struct amber_thread *t) {
   t->readonly_commits++;
   if (t->pm_marked) { /* else no begin ran: no fence, no flush */
     const struct amber_pm_counters *c = amber_pm_counters();
