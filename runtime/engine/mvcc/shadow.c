@@ -73,9 +73,9 @@ void mv_shadow_each(void (*fn)(struct mv_ctl *c, void *ctx), void *ctx) {
  * CAS) then takes a copy-on-write fault that flushes the TLB on every CPU
  * running the process: thousands of such shootdowns in a kvserver run
  * under redis-benchmark (bench/README.md).  A write first takes a plain
- * fault.  The OR of 0 changes nothing (another thread may already be
- * using a header of the page: an atomic read-modify-write, relaxed, as
- * it orders nothing). */
+ * fault.  The write changes nothing (another thread may already be using
+ * a header of the page: an atomic read-modify-write, relaxed, as it
+ * orders nothing; test/run/mvcc_first_touch.c counts the faults). */
 static void touch_word(uint64_t *p) {
   /* A compare-exchange of 0 for 0: it changes nothing, and a compiler
    * keeps it (an unused OR of 0, even volatile, LLVM dropped), and on x86
