@@ -133,7 +133,7 @@ static void undo_all(struct amber_thread *t, enum amber_abort_reason why) {
   free_scratch(t); /* the frames that used it are left by the jump */
   if (t->pending) t->pending = 0; /* the engine never began it */
   else amber_tx_engine->abort(t);
-  amber_tx_forget_reads(t);
+  amber_tx_forget_reads(t); /* every restart, retry and cancel passes here before its jump */
   t->aborts[why]++;
 }
 
@@ -334,7 +334,6 @@ int amber_tx_run_outermost(struct amber_thread *t, struct __amber_region_desc *d
     return 1;
   }
   /* Restarts land here with t->writer possibly raised. */
-  amber_tx_forget_reads(t);
   t->wrote = 0;
   t->irrevocable_done = 0;
   amber_op_begin(t, desc, arg);
@@ -389,7 +388,6 @@ int amber_tx_run_region(struct __amber_region_desc *desc, void *arg, int iso, st
     }
     t->wrote = 0; /* a restart: as amber_tx_run_outermost's */
     t->irrevocable_done = 0;
-    amber_tx_forget_reads(t); /* the next attempt's begin decides afresh */
   }
   amber_output_held = 2; /* t->fase is AMBER_FASE_NONE */
   t->pending = 1;

@@ -74,7 +74,8 @@ struct amber_thread {
   int pm_marked; /* pm_mark holds this region's start marks (taken at its first begin) */
   /* What __amber_read_state answered in the running transaction, once it
    * began (entry/access.c): the answer holds until the transaction ends or
-   * restarts (tx.c clears it there, amber_tx_forget_reads), so the next
+   * restarts (tx.c clears it there, amber_tx_forget_reads: end(), the
+   * reader's fast end and undo_all, which every restart passes), so the next
    * frame that asks gets it with two loads.  NULL: ask again. */
   const struct __amber_reads *reads;
   /* The engine's read state for the pass's inline loads (amber_interface.h,

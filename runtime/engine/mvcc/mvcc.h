@@ -584,11 +584,13 @@ void mv_shadow_open(void);
 static inline struct mv_ctl *mv_ctl_at(uint64_t blk) { return &mv.table[blk]; }
 static inline uint64_t mv_ctl_blk(const struct mv_ctl *c) { return (uint64_t)(c - mv.table); }
 static inline struct mv_ctl_cold *mv_cold(const struct mv_ctl *c) { return &mv.cold[mv_ctl_blk(c)]; }
-/* Its header when installed (the block was written since the heap was
- * opened), else NULL: the master holds the block. */
-static inline struct mv_ctl *mv_ctl_of(uint64_t blk) {
-  return __atomic_load_n(&mv.installed[blk / 64], __ATOMIC_ACQUIRE) & (1ull << (blk % 64)) ? &mv.table[blk] : NULL;
+/* Whether block blk's header is installed (written since the heap was
+ * opened), read with memory order `order`. */
+static inline int mv_installed(uint64_t blk, int order) {
+  return (__atomic_load_n(&mv.installed[blk / 64], order) >> (blk % 64)) & 1;
 }
+/* Its header when installed, else NULL: the master holds the block. */
+static inline struct mv_ctl *mv_ctl_of(uint64_t blk) { return mv_installed(blk, __ATOMIC_ACQUIRE) ? &mv.table[blk] : NULL; }
 struct mv_ctl *mv_ctl_get(uint64_t blk);
 /* Calls fn(c) for every control header installed in the table, reading
  * only the table's pages that hold one (a close costs the blocks written,

@@ -94,18 +94,17 @@ static void touch_page(uint64_t pg) {
  * (the table is unmapped never), so a pointer to one stays valid. */
 struct mv_ctl *mv_ctl_get(uint64_t blk) {
   struct mv_ctl *c = &mv.table[blk];
-  uint64_t bit = 1ull << (blk % 64);
-  if (__builtin_expect(__atomic_load_n(&mv.installed[blk / 64], __ATOMIC_ACQUIRE) & bit, 1)) return c;
-  /* Before the caller locks the block (seq_cst): a reader that finds the
-   * bit clear reads the master, as it did a NULL pointer when the table
-   * held pointers; the header's words are all zeros until then. */
-  /* The page first (written before any reader can find a bit set on it,
-   * touch_page), then the block's bit. */
+  if (__builtin_expect(mv_installed(blk, __ATOMIC_ACQUIRE), 1)) return c;
+  /* The page first (written before any reader can find a bit set on it:
+   * touch_page), then the block's bit, before the caller locks the block:
+   * a reader that finds the bit clear reads the master, as it did a NULL
+   * pointer when the table held pointers; the header's words are all
+   * zeros until then. */
   uint64_t pg = blk / PER_PAGE, pbit = 1ull << (pg % 64);
   if (!(__atomic_load_n(&mv.table_used[pg / 64], __ATOMIC_ACQUIRE) & pbit) &&
       !(__atomic_fetch_or(&mv.table_used[pg / 64], pbit, __ATOMIC_ACQ_REL) & pbit))
     touch_page(pg);
   /* Seq_cst: validate's load of the bit pairs with it (txn.c). */
-  __atomic_fetch_or(&mv.installed[blk / 64], bit, __ATOMIC_SEQ_CST);
+  __atomic_fetch_or(&mv.installed[blk / 64], 1ull << (blk % 64), __ATOMIC_SEQ_CST);
   return c;
 }

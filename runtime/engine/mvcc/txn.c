@@ -606,7 +606,7 @@ static int validate(struct mv_thread *m, uint64_t cts) {
      * and so the installer's lock CAS, in the seq_cst order, exactly as a
      * load of the lock reading 0 would. */
     uint64_t b = m->rd.log[i];
-    if (!(__atomic_load_n(&mv.installed[b / 64], __ATOMIC_SEQ_CST) & (1ull << (b % 64)))) continue;
+    if (!mv_installed(b, __ATOMIC_SEQ_CST)) continue;
     struct mv_ctl *c = mv_ctl_at(b);
     uintptr_t l = __atomic_load_n(&c->lock, __ATOMIC_SEQ_CST);
     if (l && !(l & 1u)) {
